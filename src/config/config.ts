@@ -1,0 +1,183 @@
+// The server's configuration, read from environment variables once at start. Nothing else in
+// docwright reads process.env: entry points call loadConfig() and pass the result down.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute path; holds the embedded database, the generated secret key and work files. */
+  dataDir: string;
+  /** PostgreSQL connection string, or null for the embedded PGlite database in dataDir. */
+  databaseUrl: string | null;
+  /** 32 bytes; encrypts the secrets docwright stores (code-host tokens, model keys). */
+  secretKey: Buffer;
+  /** Where the key came from, for the start-up banner (never the key itself). */
+  secretKeySource: 'environment' | 'data-dir';
+  logLevel: LogLevel;
+  /** The address users reach the server at, for links; defaults to http://HOST:PORT. */
+  publicUrl: string;
+  /** Job creations plus follow-ups allowed per project in any sliding hour. */
+  jobRateLimitPerHour: number;
+  /** Model used by projects that set none, written provider:model; null when unset. */
+  defaultModel: string | null;
+}
+
+/** All problems found, each naming its variable, so an operator fixes them in one go. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export const CONFIG_VARIABLES = {
+  PORT: 'TCP port of the HTTP server (default 3000).',
+  HOST: 'Interface to listen on (default 127.0.0.1; use 0.0.0.0 in a container).',
+  DOCWRIGHT_DATA_DIR:
+    'Directory for the embedded database, the generated secret key and work files (default ./.docwright).',
+  DATABASE_URL:
+    'PostgreSQL connection string (postgres://...). When set, the embedded PGlite database is not used.',
+  DOCWRIGHT_SECRET_KEY:
+    '32 bytes as 64 hex characters or base64; encrypts stored secrets. Generated into the data directory on the embedded default when absent; required with DATABASE_URL so that every process shares it.',
+  LOG_LEVEL: 'fatal, error, warn, info (default), debug, trace or silent.',
+  DOCWRIGHT_PUBLIC_URL: 'The URL users reach the server at, used in links (default http://HOST:PORT).',
+  DOCWRIGHT_JOB_RATE_LIMIT:
+    'Job creations plus follow-up messages allowed per project per sliding hour (default 100).',
+  DOCWRIGHT_MODEL:
+    'Default model for projects that set none, written provider:model (e.g. anthropic:claude-sonnet-4-5).',
+} as const;
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+  const value = (name: keyof typeof CONFIG_VARIABLES) => {
+    const v = env[name]?.trim();
+    return v === undefined || v === '' ? undefined : v;
+  };
+
+  const port = parseInteger(value('PORT') ?? '3000', 0, 65535);
+  if (port === null) problems.push(`PORT must be an integer from 0 to 65535; got "${value('PORT')}".`);
+
+  const host = value('HOST') ?? '127.0.0.1';
+
+  const rawDataDir = value('DOCWRIGHT_DATA_DIR') ?? '.docwright';
+  const dataDir = isAbsolute(rawDataDir) ? rawDataDir : resolve(cwd, rawDataDir);
+
+  const databaseUrl = value('DATABASE_URL') ?? null;
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    // The value may hold a password: name the variable, never echo it.
+    problems.push('DATABASE_URL must start with postgres:// or postgresql://.');
+  }
+
+  const logLevel = (value('LOG_LEVEL') ?? 'info').toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${value('LOG_LEVEL')}".`);
+  }
+
+  const publicUrl = value('DOCWRIGHT_PUBLIC_URL') ?? `http://${displayHost(host)}:${port ?? 3000}`;
+  if (!isHttpUrl(publicUrl))
+    problems.push(`DOCWRIGHT_PUBLIC_URL must be an http(s) URL; got "${publicUrl}".`);
+
+  const jobRateLimitPerHour = parseInteger(value('DOCWRIGHT_JOB_RATE_LIMIT') ?? '100', 1, 1_000_000);
+  if (jobRateLimitPerHour === null) {
+    problems.push(
+      `DOCWRIGHT_JOB_RATE_LIMIT must be an integer from 1 to 1000000; got "${value('DOCWRIGHT_JOB_RATE_LIMIT')}".`,
+    );
+  }
+
+  const defaultModel = value('DOCWRIGHT_MODEL') ?? null;
+  if (defaultModel !== null && !/^[a-z][a-z0-9-]*:\S+$/.test(defaultModel)) {
+    problems.push(
+      `DOCWRIGHT_MODEL must be written provider:model (e.g. openai:gpt-4.1); got "${defaultModel}".`,
+    );
+  }
+
+  let secretKey: Buffer | null = null;
+  let secretKeySource: Config['secretKeySource'] = 'environment';
+  const rawSecret = value('DOCWRIGHT_SECRET_KEY');
+  if (rawSecret !== undefined) {
+    secretKey = decodeSecretKey(rawSecret);
+    if (secretKey === null) {
+      problems.push('DOCWRIGHT_SECRET_KEY must be 32 bytes written as 64 hex characters or as base64.');
+    }
+  } else if (databaseUrl !== null) {
+    problems.push(
+      'DOCWRIGHT_SECRET_KEY is required when DATABASE_URL is set: every process sharing the database must use the same key (generate one with: openssl rand -hex 32).',
+    );
+  } else if (problems.length === 0) {
+    secretKey = readOrCreateSecretKeyFile(dataDir);
+    secretKeySource = 'data-dir';
+  }
+
+  if (problems.length > 0 || secretKey === null) throw new ConfigError(problems);
+  return {
+    port: port!,
+    host,
+    dataDir,
+    databaseUrl,
+    secretKey,
+    secretKeySource,
+    logLevel,
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    jobRateLimitPerHour: jobRateLimitPerHour!,
+    defaultModel,
+  };
+}
+
+function parseInteger(raw: string, min: number, max: number): number | null {
+  if (!/^\d+$/.test(raw)) return null;
+  const n = Number(raw);
+  return n >= min && n <= max ? n : null;
+}
+
+function isHttpUrl(raw: string): boolean {
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export function decodeSecretKey(raw: string): Buffer | null {
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) return Buffer.from(raw, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) {
+    const key = Buffer.from(raw, raw.includes('-') || raw.includes('_') ? 'base64url' : 'base64');
+    return key.length === 32 ? key : null;
+  }
+  return null;
+}
+
+/** The embedded default keeps its key beside its database, readable by the owner only. */
+function readOrCreateSecretKeyFile(dataDir: string): Buffer {
+  const file = join(dataDir, 'secret.key');
+  if (existsSync(file)) {
+    const key = decodeSecretKey(readFileSync(file, 'utf8').trim());
+    if (key === null) throw new ConfigError([`${file} does not hold a valid key (64 hex characters).`]);
+    return key;
+  }
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const key = randomBytes(32);
+  try {
+    writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process created it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readOrCreateSecretKeyFile(dataDir);
+    throw error;
+  }
+  chmodSync(file, 0o600);
+  return key;
+}

@@ -1,0 +1,25 @@
+// The one small query interface both storage engines implement. Domain modules write plain
+// PostgreSQL and run it through this; they never see which engine is underneath.
+
+export interface Queryable {
+  /** Runs one statement with $1.. parameters; int8 values come back as numbers, timestamps as Dates. */
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /**
+   * Runs fn in one transaction, committed when it resolves and rolled back when it throws.
+   * On PGlite this is the only safe way to group statements: it is a single session, so a BEGIN
+   * sent through query() would also capture other callers' statements.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Calls onNotify for each NOTIFY on channel (PostgreSQL LISTEN; in-process on PGlite).
+   * Resolves to a function that stops listening.
+   */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}

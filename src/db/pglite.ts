@@ -1,0 +1,35 @@
+// The embedded default: PostgreSQL compiled to WebAssembly, running inside this process and
+// persisted to a directory. It is one session, owned by one process: openPglite takes the data
+// directory's lock first (see data-dir-lock.ts).
+import { PGlite } from '@electric-sql/pglite';
+import type { Database, Queryable } from './database.ts';
+
+/** dataDir null gives a throwaway in-memory database (tests). */
+export async function openPglite(dataDir: string | null): Promise<Database> {
+  const pg = await PGlite.create(dataDir === null ? {} : { dataDir });
+  // Hour buckets and date bounds are UTC; the session must not shift them.
+  await pg.exec("SET TimeZone = 'UTC'");
+  const asQueryable = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
+    async query<Row>(sql: string, params: readonly unknown[] = []) {
+      const result = await q.query<Row>(sql, params as unknown[]);
+      return result.rows;
+    },
+    async exec(sql: string) {
+      await q.exec(sql);
+    },
+  });
+  const base = asQueryable(pg);
+  return {
+    kind: 'pglite',
+    query: base.query,
+    exec: base.exec,
+    transaction: (fn) => pg.transaction((tx) => fn(asQueryable(tx))),
+    async listen(channel, onNotify) {
+      const unlisten = await pg.listen(channel, onNotify);
+      return async () => unlisten();
+    },
+    async close() {
+      if (!pg.closed) await pg.close();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+// The one error type every layer throws for an answer a client should see. Each code is defined
+// once, with its HTTP status and a description, through defineErrors() in the module that owns
+// it; src/errors/registry.ts gathers them all and docs/errors.md documents them.
+
+export interface ErrorSpec {
+  status: number;
+  /** One sentence for docs/errors.md: when this code is answered. */
+  description: string;
+}
+
+export interface ErrorDetail {
+  /** Where the problem is: query, params, body, header. */
+  location?: string;
+  /** The parameter, field or header at fault. */
+  name?: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  details?: ErrorDetail[];
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(code: string, status: number, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = status;
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export type ErrorFactory = ((message: string, options?: AppErrorOptions) => AppError) & {
+  readonly code: string;
+  readonly spec: ErrorSpec;
+};
+
+/** Turns {code: spec} into {code: factory}; the factory builds the AppError for that code. */
+export function defineErrors<const T extends Record<string, ErrorSpec>>(
+  specs: T,
+): { [K in keyof T]: ErrorFactory } {
+  const factories = {} as Record<string, ErrorFactory>;
+  for (const [code, spec] of Object.entries(specs)) {
+    const factory = (message: string, options?: AppErrorOptions) =>
+      new AppError(code, spec.status, message, options);
+    factories[code] = Object.assign(factory, { code, spec });
+  }
+  return factories as { [K in keyof T]: ErrorFactory };
+}

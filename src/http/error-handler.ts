@@ -1,0 +1,125 @@
+// Turns every failure into the one error body: {error, code, details?, requestId}. Client
+// mistakes get a 4xx naming what was wrong; anything unexpected is logged in full and answered
+// with a 500 that carries no internals.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorDetail } from '../errors/app-error.ts';
+import { scrubSecrets } from '../util/logger.ts';
+import type { App } from './context.ts';
+import { httpErrors } from './errors.ts';
+
+export interface ErrorBody {
+  error: string;
+  code: string;
+  details?: ErrorDetail[];
+  requestId: string;
+}
+
+const LOCATION_NAMES: Record<string, string> = {
+  querystring: 'query',
+  params: 'path',
+  body: 'body',
+  headers: 'header',
+};
+
+export function installErrorHandling(app: App): void {
+  app.setNotFoundHandler((request, reply) => {
+    send(
+      request,
+      reply,
+      httpErrors.route_not_found(`No route for ${request.method} ${request.url.split('?')[0]}.`),
+    );
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    send(request, reply, toAppError(error, request));
+  });
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, error: AppError): void {
+  if (error.status >= 500) request.log.error({ err: error.cause ?? error }, 'request failed');
+  const body: ErrorBody = { error: error.message, code: error.code, requestId: request.id };
+  if (error.details && error.details.length > 0) body.details = error.details;
+  reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(body);
+}
+
+function toAppError(error: FastifyError, request: FastifyRequest): AppError {
+  if (error instanceof AppError) return error;
+  if (error.validation) return validationError(error, request);
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return httpErrors.unsupported_media_type(
+        `Content-Type "${request.headers['content-type'] ?? ''}" is not accepted here; send application/json.`,
+      );
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return httpErrors.body_too_large(
+        `The request body is larger than this route accepts (${bodyLimitText(request)}).`,
+      );
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return httpErrors.invalid_json('The body is empty; send a JSON object.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return httpErrors.invalid_json(`The body is not valid JSON: ${scrubSecrets(error.message)}`);
+  }
+  if (error instanceof SyntaxError && error.statusCode === 400) {
+    return httpErrors.invalid_json(`The body is not valid JSON: ${scrubSecrets(error.message)}`);
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 413) return httpErrors.body_too_large('The request body is too large.');
+  if (status === 415) return httpErrors.unsupported_media_type('This Content-Type is not accepted here.');
+  if (status >= 400 && status < 500) return httpErrors.bad_request(scrubSecrets(error.message));
+  return httpErrors.internal_error(
+    `Internal server error. Quote request id ${request.id} when reporting it.`,
+    { cause: error },
+  );
+}
+
+function bodyLimitText(request: FastifyRequest): string {
+  const limit = request.routeOptions.bodyLimit;
+  return limit ? `${limit} bytes` : 'its limit';
+}
+
+/** Ajv's errors, rewritten so each names its parameter or field and what it was given. */
+function validationError(error: FastifyError, request: FastifyRequest): AppError {
+  const context = (error as FastifyError & { validationContext?: string }).validationContext ?? 'body';
+  const location = LOCATION_NAMES[context] ?? context;
+  const source = (
+    context === 'querystring'
+      ? request.query
+      : context === 'params'
+        ? request.params
+        : context === 'headers'
+          ? request.headers
+          : request.body
+  ) as Record<string, unknown> | undefined;
+
+  if (context === 'body' && (request.body === undefined || request.body === null)) {
+    return httpErrors.invalid_json('A JSON object body is required (Content-Type: application/json).');
+  }
+
+  const details: ErrorDetail[] = (error.validation ?? []).map((v) => {
+    const missing = (v.params as { missingProperty?: string }).missingProperty;
+    const name = missing ?? (v.instancePath.replace(/^\//, '').replaceAll('/', '.') || undefined);
+    const what =
+      location === 'query'
+        ? 'Query parameter'
+        : location === 'path'
+          ? 'Path parameter'
+          : location === 'header'
+            ? 'Header'
+            : 'Field';
+    if (name === undefined) {
+      return { location, message: location === 'body' ? `The body ${v.message}.` : `${what}s ${v.message}.` };
+    }
+    if (missing) return { location, name, message: `${what} "${name}" is required.` };
+    const given = source?.[name.split('.')[0]!];
+    const got = given === undefined ? '' : `; got ${JSON.stringify(truncate(given))}`;
+    return { location, name, message: `${what} "${name}" ${v.message}${got}.` };
+  });
+  const message = details.map((d) => d.message).join(' ');
+  return location === 'body'
+    ? httpErrors.invalid_body(message, { details })
+    : httpErrors.invalid_parameter(message, { details });
+}
+
+function truncate(value: unknown): unknown {
+  return typeof value === 'string' && value.length > 100 ? `${value.slice(0, 100)}...` : value;
+}

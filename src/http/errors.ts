@@ -1,0 +1,58 @@
+// Error codes of the HTTP layer itself: authentication, request shape, limits, server faults.
+import { defineErrors } from '../errors/app-error.ts';
+
+export const httpErrors = defineErrors({
+  missing_api_key: {
+    status: 401,
+    description:
+      'No Authorization header, or one that is not "Bearer <key>" with a well-formed docwright key (dw_...).',
+  },
+  invalid_api_key: {
+    status: 401,
+    description: 'The key is well formed but unknown, revoked or expired.',
+  },
+  project_forbidden: {
+    status: 403,
+    description:
+      'The key belongs to another project. The answer is the same whether or not the requested project exists.',
+  },
+  insufficient_scope: {
+    status: 403,
+    description:
+      "The key's scope does not allow this operation (read keys only GET; ingest keys only ingest).",
+  },
+  route_not_found: { status: 404, description: 'No route has this method and path.' },
+  invalid_parameter: {
+    status: 400,
+    description: 'A path or query parameter is missing, malformed or out of range; details name it.',
+  },
+  invalid_body: {
+    status: 400,
+    description: 'The JSON body does not have the required shape; details name the field.',
+  },
+  invalid_json: {
+    status: 400,
+    description: 'The body is not valid JSON, or is empty where JSON is required.',
+  },
+  invalid_header: { status: 400, description: 'A request header is malformed; the message names it.' },
+  bad_request: {
+    status: 400,
+    description:
+      'The request is malformed in a way no more specific code covers (e.g. a bad Content-Length).',
+  },
+  body_too_large: { status: 413, description: 'The request body is larger than the route accepts.' },
+  unsupported_media_type: {
+    status: 415,
+    description: 'The Content-Type is not one the route accepts (application/json for JSON routes).',
+  },
+  rate_limited: {
+    status: 429,
+    description: 'Too many requests in the window; the Retry-After header says how many seconds to wait.',
+  },
+  internal_error: {
+    status: 500,
+    description:
+      'An unexpected fault on the server; the body carries only the requestId to quote in a report.',
+  },
+  database_unavailable: { status: 503, description: 'The database cannot be reached (from /readyz).' },
+});

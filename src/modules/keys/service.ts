@@ -1,0 +1,119 @@
+// Issuing, listing, revoking and checking admin API keys. Only a hash of a key is stored; the key
+// itself is returned once, by createKey.
+import type { Queryable } from '../../db/database.ts';
+import { newId } from '../../util/random.ts';
+import { getProject } from '../projects/service.ts';
+import { keyErrors } from './errors.ts';
+import { displayPrefix, generateApiKey, hashApiKey, parseApiKey, sameHash } from './key-format.ts';
+import {
+  type ApiKeyRow,
+  insertKey,
+  KEY_SCOPES,
+  type KeyScope,
+  selectKeyByLookup,
+  selectKeysOfProject,
+  updateKeyLastUsed,
+  updateKeyRevoked,
+} from './queries.ts';
+
+/** A key as it may be shown: never the secret, only its recognisable prefix. */
+export interface ApiKeyInfo {
+  id: string;
+  projectId: string;
+  name: string;
+  scope: KeyScope;
+  prefix: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const toInfo = (r: ApiKeyRow): ApiKeyInfo => ({
+  id: r.id,
+  projectId: r.project_id,
+  name: r.name,
+  scope: r.scope,
+  prefix: displayPrefix(r.lookup),
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  lastUsedAt: r.last_used_at,
+  revokedAt: r.revoked_at,
+});
+
+export async function createKey(
+  db: Queryable,
+  input: { projectId: string; name?: string; scope?: string; expiresAt?: Date | null },
+): Promise<ApiKeyInfo & { key: string }> {
+  await getProject(db, input.projectId);
+  const scope = (input.scope ?? 'admin') as KeyScope;
+  if (!KEY_SCOPES.includes(scope)) {
+    throw keyErrors.invalid_key_request(
+      `scope must be one of ${KEY_SCOPES.join(', ')}; got "${input.scope}".`,
+    );
+  }
+  const name = input.name?.trim() || `${scope} key`;
+  if (name.length > 200) throw keyErrors.invalid_key_request('name must be at most 200 characters.');
+  const expiresAt = input.expiresAt ?? null;
+  if (expiresAt !== null && expiresAt.getTime() <= Date.now()) {
+    throw keyErrors.invalid_key_request('expiry must be in the future.');
+  }
+  const generated = generateApiKey();
+  const row = await insertKey(db, {
+    id: newId('key'),
+    projectId: input.projectId,
+    name,
+    scope,
+    lookup: generated.lookup,
+    secretHash: generated.secretHash,
+    expiresAt,
+  });
+  return { ...toInfo(row), key: generated.key };
+}
+
+export async function listKeys(db: Queryable, projectId: string): Promise<ApiKeyInfo[]> {
+  await getProject(db, projectId);
+  return (await selectKeysOfProject(db, projectId)).map(toInfo);
+}
+
+export async function revokeKey(db: Queryable, id: string): Promise<ApiKeyInfo> {
+  const row = await updateKeyRevoked(db, id);
+  if (!row) throw keyErrors.key_not_found(`No API key has the id "${id}".`);
+  return toInfo(row);
+}
+
+export type KeyCheck =
+  | { ok: true; key: ApiKeyInfo }
+  | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
+
+/** Checks a presented key. The hash comparison takes the same time whatever the key. */
+export async function checkKey(db: Queryable, presented: string, now = new Date()): Promise<KeyCheck> {
+  const parsed = parseApiKey(presented);
+  if (!parsed) return { ok: false, reason: 'malformed' };
+  const row = await selectKeyByLookup(db, parsed.lookup);
+  const presentedHash = hashApiKey(presented);
+  // Compare even when no row was found, against a hash that cannot match, so timing says nothing.
+  const storedHash = row ? Buffer.from(row.secret_hash) : Buffer.alloc(presentedHash.length);
+  const matches = sameHash(presentedHash, storedHash) && row !== null;
+  if (!matches || !row) return { ok: false, reason: 'unknown' };
+  if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
+  if (row.expires_at !== null && row.expires_at.getTime() <= now.getTime())
+    return { ok: false, reason: 'expired' };
+  await updateKeyLastUsed(db, row.id);
+  return { ok: true, key: toInfo(row) };
+}
+
+/** Parses an expiry such as 30d, 12h, 90m or an ISO 8601 time; null when malformed. */
+export function parseExpiry(raw: string, now = new Date()): Date | null {
+  const relative = /^(\d+)\s*([mhdw])$/.exec(raw.trim());
+  if (relative) {
+    const unitMs = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[
+      relative[2] as 'm' | 'h' | 'd' | 'w'
+    ];
+    const n = Number(relative[1]);
+    return n > 0 ? new Date(now.getTime() + n * unitMs) : null;
+  }
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw.trim())) return null;
+  const absolute = new Date(raw.trim());
+  return Number.isNaN(absolute.getTime()) ? null : absolute;
+}

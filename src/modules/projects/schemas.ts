@@ -1,0 +1,56 @@
+// A project's shape as the service and the CLI see it, and its settings with their defaults.
+import { type Static, Type } from 'typebox';
+
+export const CODE_HOST_KINDS = ['github', 'gitlab', 'gitea'] as const;
+export type CodeHostKind = (typeof CODE_HOST_KINDS)[number];
+
+/**
+ * Per-project settings, stored as JSON. Every field is optional: an absent field means the
+ * server default, so defaults can improve without rewriting stored projects.
+ */
+export const ProjectSettingsSchema = Type.Object(
+  {
+    draftPullRequests: Type.Optional(
+      Type.Boolean({ description: 'Open pull requests as drafts (default false).' }),
+    ),
+    deniedPaths: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'Globs the agent may not touch, added to .git/** and .github/workflows/**.',
+      }),
+    ),
+    maxSteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    maxTotalTokens: Type.Optional(Type.Integer({ minimum: 1000 })),
+    wallTimeSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 86_400 })),
+    allowedOrigins: Type.Optional(
+      Type.Array(Type.String({ pattern: '^https?://[^/]+$' }), {
+        description: 'Origins allowed to send page views from the browser script.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ProjectSettings = Static<typeof ProjectSettingsSchema>;
+
+export interface Project {
+  id: string;
+  name: string;
+  repositoryUrl: string;
+  ref: string;
+  codeHost: { kind: CodeHostKind; baseUrl: string | null };
+  model: string | null;
+  settings: ProjectSettings;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewProject {
+  name: string;
+  repositoryUrl: string;
+  ref?: string;
+  codeHostKind?: CodeHostKind;
+  codeHostBaseUrl?: string | null;
+  model?: string | null;
+  settings?: ProjectSettings;
+}
+
+export type ProjectChanges = Partial<NewProject>;

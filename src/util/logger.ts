@@ -1,0 +1,48 @@
+// Structured JSON logs (pino). Secrets are removed twice: known fields are redacted by path, and
+// anything shaped like a docwright key or a bearer token is masked wherever it appears in a line.
+import pino, { type Logger } from 'pino';
+import type { LogLevel } from '../config/config.ts';
+
+const SECRET_PATTERNS: RegExp[] = [
+  /\bdw_[0-9A-Za-z]{38}\b/g, // docwright API keys
+  /\b(Bearer|token|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, // authorization values in messages
+];
+
+/** Masks secrets inside free text: log messages, error messages shown to users. */
+export function scrubSecrets(text: string): string {
+  let out = text;
+  for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, (m) => `${m.slice(0, 6)}[redacted]`);
+  return out;
+}
+
+export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'headers.authorization',
+          '*.apiKey',
+          '*.token',
+          '*.secret',
+          'key',
+          '*.key',
+        ],
+        censor: '[redacted]',
+      },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(
+            this,
+            args.map((a) => (typeof a === 'string' ? scrubSecrets(a) : a)) as Parameters<typeof method>,
+          );
+        },
+      },
+    },
+    destination,
+  );
+}
+
+export type { Logger };

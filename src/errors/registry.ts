@@ -1,0 +1,36 @@
+// Every error code docwright answers with, gathered from the modules that own them. docs/errors.md
+// lists the same codes; test/errors/registry.test.ts fails when the two disagree.
+import { httpErrors } from '../http/errors.ts';
+import { analyticsErrors } from '../modules/analytics/errors.ts';
+import { jobErrors } from '../modules/jobs/errors.ts';
+import { keyErrors } from '../modules/keys/errors.ts';
+import { projectErrors } from '../modules/projects/errors.ts';
+import type { ErrorFactory, ErrorSpec } from './app-error.ts';
+
+const OWNERS: Record<string, Record<string, ErrorFactory>> = {
+  http: httpErrors,
+  projects: projectErrors,
+  keys: keyErrors,
+  jobs: jobErrors,
+  analytics: analyticsErrors,
+};
+
+export interface RegisteredError extends ErrorSpec {
+  code: string;
+  owner: string;
+}
+
+function collect(): Map<string, RegisteredError> {
+  const registry = new Map<string, RegisteredError>();
+  for (const [owner, errors] of Object.entries(OWNERS)) {
+    for (const factory of Object.values(errors)) {
+      const existing = registry.get(factory.code);
+      if (existing)
+        throw new Error(`Error code ${factory.code} is defined by both ${existing.owner} and ${owner}`);
+      registry.set(factory.code, { code: factory.code, owner, ...factory.spec });
+    }
+  }
+  return registry;
+}
+
+export const ERROR_REGISTRY: ReadonlyMap<string, RegisteredError> = collect();

@@ -1,0 +1,3 @@
+import { defineErrors } from '../../errors/app-error.ts';
+
+export const analyticsErrors = defineErrors({});

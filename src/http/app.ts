@@ -11,6 +11,7 @@ import type { App, AppContext } from './context.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { registerHealthRoutes } from './health.ts';
 import { registerOpenApi } from './openapi.ts';
+import { validatorCompiler } from './validation.ts';
 
 export interface BuildAppOptions extends AppContext {
   logger: Logger;
@@ -23,10 +24,23 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
     requestIdHeader: false, // never trust a client's id: it would let callers forge log lines
     bodyLimit: 1024 * 1024,
-    // Ajv coerces query strings to the declared types; unknown body fields are ignored.
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Only JSON bodies by default: a form or text body on a JSON route is a 415, not a 400 about
+  // its shape. Routes that take other types (ingestion) register their own parsers.
+  app.removeContentTypeParser('text/plain');
+
+  // POST .../cancel and .../archive take no body; clients often still send Content-Type:
+  // application/json with an empty body, which Fastify's parser refuses. Empty means "no body";
+  // routes that need one say so through their schema.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(request, text, done);
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

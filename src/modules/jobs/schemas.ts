@@ -1,0 +1,93 @@
+// The agent job as the API shows it. The contract's fields come first; the rest are additive.
+import { type Static, Type } from 'typebox';
+
+export const JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export const JobStatusSchema = Type.Union([
+  Type.Literal('active'),
+  Type.Literal('completed'),
+  Type.Literal('archived'),
+  Type.Literal('failed'),
+]);
+
+/** The longest prompt accepted, in characters (create and follow-up). */
+export const MAX_PROMPT_LENGTH = 50_000;
+
+const Timestamp = Type.String({ format: 'date-time' });
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+export const JobSchema = Type.Object(
+  {
+    id: Type.String({ description: 'Unique identifier of the job (job_...).' }),
+    status: {
+      ...JobStatusSchema,
+      description: 'active → completed | failed; completed or failed → archived, or → active on a follow-up.',
+    },
+    source: Type.Object({
+      repository: Type.String({ description: "The project's repository URL." }),
+      ref: Type.String({ description: 'The branch the agent starts from.' }),
+    }),
+    model: Type.String({
+      description: 'The model used, written provider:model ("" when no model was configured).',
+    }),
+    prLink: Type.Union([Type.String({ format: 'uri' }), Type.Null()], {
+      description: 'Web URL of the pull request; null while active and when no files changed.',
+    }),
+    createdAt: Timestamp,
+    archivedAt: Type.Union([Timestamp, Type.Null()], { description: 'Null unless the job is archived.' }),
+    prompt: Type.String({ description: 'The prompt the job was created with.' }),
+    branch: Type.Union([Type.String(), Type.Null()], { description: 'The branch holding the agent’s work.' }),
+    summary: Type.Union([Type.String(), Type.Null()], { description: "The agent's account of what it did." }),
+    error: Type.Union(
+      [
+        Type.Object({
+          code: Type.String({
+            description: 'Why the job failed, e.g. cancelled, model_error, push_rejected.',
+          }),
+          message: Type.String(),
+        }),
+        Type.Null(),
+      ],
+      { description: 'Set when status is failed.' },
+    ),
+    usage: Type.Union(
+      [
+        Type.Object({
+          inputTokens: Type.Integer(),
+          outputTokens: Type.Integer(),
+          steps: Type.Integer(),
+        }),
+        Type.Null(),
+      ],
+      { description: 'Tokens and steps the agent used, once it ran.' },
+    ),
+    updatedAt: Timestamp,
+    completedAt: NullableTimestamp,
+  },
+  { $id: 'Job', title: 'Agent job' },
+);
+export type JobView = Static<typeof JobSchema>;
+
+export const PromptBodySchema = Type.Object(
+  {
+    prompt: Type.String({
+      minLength: 1,
+      maxLength: MAX_PROMPT_LENGTH,
+      description: `The instruction for the agent: 1 to ${MAX_PROMPT_LENGTH} characters, not only whitespace.`,
+    }),
+  },
+  { additionalProperties: true },
+);
+
+/** A reference to the shared Job schema (registered once with app.addSchema). */
+export const JobRef = Type.Unsafe<JobView>({ $ref: 'Job#' });
+
+export const JobListSchema = Type.Object(
+  {
+    jobs: Type.Array(JobRef),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as cursor to get the next page; null on the last page.',
+    }),
+  },
+  { title: 'Job list' },
+);

@@ -3,6 +3,7 @@
 import { httpErrors } from '../http/errors.ts';
 import { analyticsErrors } from '../modules/analytics/errors.ts';
 import { jobErrors } from '../modules/jobs/errors.ts';
+import { JOB_FAILURE_CODES } from '../modules/jobs/failure-codes.ts';
 import { keyErrors } from '../modules/keys/errors.ts';
 import { projectErrors } from '../modules/projects/errors.ts';
 import type { ErrorFactory, ErrorSpec } from './app-error.ts';
@@ -34,3 +35,6 @@ function collect(): Map<string, RegisteredError> {
 }
 
 export const ERROR_REGISTRY: ReadonlyMap<string, RegisteredError> = collect();
+
+/** Codes a failed job carries in error.code (see src/modules/jobs/failure-codes.ts). */
+export const JOB_FAILURE_REGISTRY: ReadonlyMap<string, string> = new Map(Object.entries(JOB_FAILURE_CODES));

@@ -1,0 +1,18 @@
+// Why a job failed: the codes a failed job carries in error.code. Not HTTP errors (the job was
+// created fine and failed later), but listed in the same registry and docs/errors.md.
+
+export const JOB_FAILURE_CODES = {
+  cancelled: 'A client cancelled the job (POST .../cancel); a running agent was stopped.',
+  model_not_configured:
+    'No model was configured for the project or the server (DOCWRIGHT_MODEL, or a provider API key is missing); the message names the variables to set.',
+  model_error: "The model provider refused the request for a reason retrying cannot fix; the message is the provider's, without secrets.",
+  worker_lost: 'The worker running the job stopped (crash, kill) too many times; the job was not finished.',
+  repository_unavailable: 'The repository could not be fetched (not found, unreachable, or the token cannot read it).',
+  push_rejected:
+    "The code host refused the push of the job's branch (e.g. a protected branch, or the branch changed meanwhile).",
+  code_host_auth: 'The code host refused the token (missing, expired, or without the needed permissions).',
+  pr_failed: 'The branch was pushed but the pull request could not be opened; the message names the cause.',
+  internal_error: 'An unexpected fault in docwright while running the job; the server log has the details.',
+} as const;
+
+export type JobFailureCode = keyof typeof JOB_FAILURE_CODES;

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config/config.ts';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'dw-config-'));
+
+test('defaults: port 3000 on 127.0.0.1, ./.docwright, PGlite, a generated secret key kept private', () => {
+  const cwd = tmp();
+  const config = loadConfig({}, cwd);
+  assert.equal(config.port, 3000);
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.dataDir, join(cwd, '.docwright'));
+  assert.equal(config.databaseUrl, null);
+  assert.equal(config.publicUrl, 'http://127.0.0.1:3000');
+  assert.equal(config.jobRateLimitPerHour, 100);
+  assert.equal(config.secretKeySource, 'data-dir');
+  const file = join(cwd, '.docwright', 'secret.key');
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  assert.equal(readFileSync(file, 'utf8').trim(), config.secretKey.toString('hex'));
+  assert.deepEqual(loadConfig({}, cwd).secretKey, config.secretKey, 'the same key on the next start');
+});
+
+test('every problem is reported at once, each naming its variable, without echoing DATABASE_URL', () => {
+  try {
+    loadConfig(
+      {
+        PORT: 'abc',
+        LOG_LEVEL: 'loud',
+        DATABASE_URL: 'mysql://root:hunter2@db/x',
+        DOCWRIGHT_JOB_RATE_LIMIT: '0',
+        DOCWRIGHT_MODEL: 'gpt',
+        DOCWRIGHT_SECRET_KEY: 'short',
+      },
+      tmp(),
+    );
+    assert.fail('should throw');
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    const text = error.problems.join('\n');
+    for (const name of [
+      'PORT',
+      'LOG_LEVEL',
+      'DATABASE_URL',
+      'DOCWRIGHT_JOB_RATE_LIMIT',
+      'DOCWRIGHT_MODEL',
+      'DOCWRIGHT_SECRET_KEY',
+    ]) {
+      assert.match(text, new RegExp(name), name);
+    }
+    assert.equal(error.problems.length, 6);
+    assert.ok(!text.includes('hunter2'));
+  }
+});
+
+test('PostgreSQL needs a shared secret key; a given key is used as is and nothing is written', () => {
+  const cwd = tmp();
+  assert.throws(
+    () => loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1/x' }, cwd),
+    (e: ConfigError) => /DOCWRIGHT_SECRET_KEY is required/.test(e.message),
+  );
+  const hex = 'ab'.repeat(32);
+  const config = loadConfig(
+    { DATABASE_URL: 'postgres://postgres@127.0.0.1/x', DOCWRIGHT_SECRET_KEY: hex },
+    cwd,
+  );
+  assert.equal(config.secretKey.toString('hex'), hex);
+  assert.equal(config.secretKeySource, 'environment');
+  assert.equal(existsSync(join(cwd, '.docwright', 'secret.key')), false);
+  const b64 = Buffer.alloc(32, 7).toString('base64');
+  assert.deepEqual(loadConfig({ DOCWRIGHT_SECRET_KEY: b64 }, cwd).secretKey, Buffer.alloc(32, 7));
+});
+
+test('PORT, HOST, data dir and public URL are honoured', () => {
+  const cwd = tmp();
+  const config = loadConfig({ PORT: '8080', HOST: '0.0.0.0', DOCWRIGHT_DATA_DIR: 'data' }, cwd);
+  assert.equal(config.port, 8080);
+  assert.equal(config.publicUrl, 'http://localhost:8080');
+  assert.equal(config.dataDir, join(cwd, 'data'));
+  const withUrl = loadConfig({ DOCWRIGHT_PUBLIC_URL: 'https://docs-bot.example.com/' }, cwd);
+  assert.equal(withUrl.publicUrl, 'https://docs-bot.example.com');
+});

@@ -39,6 +39,7 @@ CREATE TABLE jobs (
   pr_link             text,
   branch              text,
   summary             text,
+  stop_reason         text,                            -- why the agent stopped: finish, max_steps, wall_time...
   error_code          text,
   error_message       text,
   usage               jsonb,

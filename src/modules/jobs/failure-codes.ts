@@ -5,9 +5,11 @@ export const JOB_FAILURE_CODES = {
   cancelled: 'A client cancelled the job (POST .../cancel); a running agent was stopped.',
   model_not_configured:
     'No model was configured for the project or the server (DOCWRIGHT_MODEL, or a provider API key is missing); the message names the variables to set.',
-  model_error: "The model provider refused the request for a reason retrying cannot fix; the message is the provider's, without secrets.",
+  model_error:
+    "The model provider refused the request for a reason retrying cannot fix; the message is the provider's, without secrets.",
   worker_lost: 'The worker running the job stopped (crash, kill) too many times; the job was not finished.',
-  repository_unavailable: 'The repository could not be fetched (not found, unreachable, or the token cannot read it).',
+  repository_unavailable:
+    'The repository could not be fetched (not found, unreachable, or the token cannot read it).',
   push_rejected:
     "The code host refused the push of the job's branch (e.g. a protected branch, or the branch changed meanwhile).",
   code_host_auth: 'The code host refused the token (missing, expired, or without the needed permissions).',

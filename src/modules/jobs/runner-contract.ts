@@ -1,0 +1,49 @@
+// What the worker hands to whatever runs a job (the agent: workspace, model loop, publishing),
+// and what it expects back. The worker owns the job row; the runner never writes it directly.
+import type { Project } from '../projects/schemas.ts';
+import type { JobFailureCode } from './failure-codes.ts';
+import type { JobRow } from './queries.ts';
+
+export interface JobRunInput {
+  job: JobRow;
+  project: Project;
+  /** Every prompt the job received, oldest first; the last is the one to act on now. */
+  prompts: string[];
+  /** 1 on the first try; more when an earlier worker died while running it. */
+  attempt: number;
+  /** Aborted on cancel, on a lost lease, and on shutdown: stop promptly and return. */
+  signal: AbortSignal;
+  /** Stores a progress event (tool call, commit, push, PR opened...) for the job's event stream. */
+  event(type: string, data?: object): Promise<void>;
+  /** Records the job's branch as soon as it is known. */
+  setBranch(branch: string): Promise<void>;
+}
+
+export interface JobUsage {
+  inputTokens: number;
+  outputTokens: number;
+  steps: number;
+}
+
+export type JobRunResult =
+  | {
+      status: 'completed';
+      /** Null exactly when no file changed. */
+      prLink: string | null;
+      branch: string | null;
+      summary: string | null;
+      stopReason: string | null;
+      usage: JobUsage | null;
+    }
+  | {
+      status: 'failed';
+      code: JobFailureCode;
+      message: string;
+      prLink?: string | null;
+      branch?: string | null;
+      summary?: string | null;
+      stopReason?: string | null;
+      usage?: JobUsage | null;
+    };
+
+export type JobRunner = (input: JobRunInput) => Promise<JobRunResult>;

@@ -1,0 +1,250 @@
+// The job worker: claims active jobs with a lease, runs them with a JobRunner, and writes the
+// outcome. Many workers (threads of one process, or processes on many machines) can share one
+// database: claims use FOR UPDATE SKIP LOCKED, and every write checks the lease.
+//
+// Wake-ups: a NOTIFY on 'docwright_jobs' (sent in the transaction that creates, follows up or
+// cancels a job) or an in-process nudge() starts work at once; a slow poll catches what a
+// notification cannot: leases that ran out because a worker died.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Database } from '../../db/database.ts';
+import type { Logger } from '../../util/logger.ts';
+import { scrubSecrets } from '../../util/logger.ts';
+import { getProject } from '../projects/service.ts';
+import { insertEvent } from './queries.ts';
+import type { JobRunner, JobRunResult } from './runner-contract.ts';
+import {
+  claimNextJob,
+  failAbandonedJobs,
+  finishJob,
+  releaseJob,
+  renewLease,
+  selectJobStatus,
+  selectPrompts,
+  updateJobBranch,
+} from './worker-queries.ts';
+
+export interface WorkerOptions {
+  db: Database;
+  runner: JobRunner;
+  logger: Logger;
+  /** Jobs run at once by this worker. */
+  concurrency: number;
+  /** How long a claim lasts without a heartbeat; a dead worker's job is retaken after it. */
+  leaseMs: number;
+  /** Tries per job before it fails with worker_lost. */
+  maxAttempts: number;
+  /** Fallback poll for expired leases (and missed notifications). */
+  pollIntervalMs?: number;
+}
+
+interface Running {
+  controller: AbortController;
+  done: Promise<void>;
+  /** Why the run was aborted, when it was. */
+  abortReason: 'cancelled' | 'lease_lost' | 'shutdown' | null;
+}
+
+export class JobWorker {
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private readonly options: Required<WorkerOptions>;
+  private readonly running = new Map<string, Running>();
+  private stopping = false;
+  private started = false;
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private unlisten: (() => Promise<void>) | null = null;
+
+  constructor(options: WorkerOptions) {
+    this.options = { pollIntervalMs: 2000, ...options };
+  }
+
+  get activeJobIds(): string[] {
+    return [...this.running.keys()];
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    this.unlisten = await this.options.db.listen('docwright_jobs', (jobId) => this.onNotification(jobId));
+    this.pollTimer = setInterval(() => this.nudge(), this.options.pollIntervalMs);
+    this.pollTimer.unref();
+    this.nudge();
+  }
+
+  /** Look for work now (a job was created or re-activated in this process). */
+  nudge(): void {
+    if (this.stopping || !this.started) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = this.pump().finally(() => {
+      this.pumping = null;
+      if (this.pumpAgain) {
+        this.pumpAgain = false;
+        this.nudge();
+      }
+    });
+  }
+
+  /**
+   * Stops claiming, waits up to graceMs for running jobs to finish, then aborts the rest and gives
+   * them back (another worker takes them at once, without using up a try).
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.pollTimer);
+    await this.unlisten?.().catch(() => {});
+    await this.pumping;
+    const all = [...this.running.values()].map((r) => r.done);
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.all(all), graceOver]);
+    clearTimeout(timer);
+    for (const run of this.running.values()) {
+      run.abortReason ??= 'shutdown';
+      run.controller.abort(new Error('worker shutting down'));
+    }
+    await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+
+  private onNotification(jobId: string): void {
+    const run = this.running.get(jobId);
+    if (run) {
+      // A notification about a job we run means it changed under us (cancel): look now.
+      void this.checkStillOurs(jobId, run);
+      return;
+    }
+    this.nudge();
+  }
+
+  private async checkStillOurs(jobId: string, run: Running): Promise<void> {
+    try {
+      const status = await selectJobStatus(this.options.db, jobId);
+      if (status !== 'active' && run.abortReason === null) {
+        run.abortReason = 'cancelled';
+        run.controller.abort(new Error('job cancelled'));
+      }
+    } catch (error) {
+      this.options.logger.warn({ err: error, jobId }, 'could not check job status');
+    }
+  }
+
+  private async pump(): Promise<void> {
+    const { db, logger, maxAttempts } = this.options;
+    try {
+      const lost = await failAbandonedJobs(
+        db,
+        maxAttempts,
+        `The worker running this job stopped ${maxAttempts} times before it finished (crash or kill); giving up.`,
+      );
+      for (const id of lost) {
+        await insertEvent(db, id, 'failed', { code: 'worker_lost' });
+        logger.warn({ jobId: id }, 'job failed: worker_lost');
+      }
+      while (!this.stopping && this.running.size < this.options.concurrency) {
+        const job = await claimNextJob(db, { owner: this.id, leaseMs: this.options.leaseMs, maxAttempts });
+        if (!job) break;
+        this.launch(job);
+      }
+    } catch (error) {
+      logger.error({ err: error }, 'worker could not claim jobs; retrying at the next poll');
+    }
+  }
+
+  private launch(job: Awaited<ReturnType<typeof claimNextJob>> & object): void {
+    const controller = new AbortController();
+    const run: Running = { controller, done: Promise.resolve(), abortReason: null };
+    this.running.set(job.id, run);
+    run.done = this.execute(job, run).finally(() => {
+      this.running.delete(job.id);
+      this.nudge();
+    });
+  }
+
+  private async execute(job: Awaited<ReturnType<typeof claimNextJob>> & object, run: Running): Promise<void> {
+    const { db, logger, leaseMs, runner } = this.options;
+    const log = logger.child({ jobId: job.id, attempt: job.attempts });
+    const heartbeat = setInterval(
+      () => {
+        renewLease(db, job.id, this.id, leaseMs)
+          .then((ours) => {
+            if (!ours && run.abortReason === null) {
+              run.abortReason = 'lease_lost';
+              run.controller.abort(new Error('job no longer held by this worker'));
+            }
+          })
+          .catch((error) => log.warn({ err: error }, 'heartbeat failed'));
+      },
+      Math.max(100, Math.floor(leaseMs / 3)),
+    );
+    let result: JobRunResult;
+    try {
+      await insertEvent(db, job.id, 'started', { attempt: job.attempts, worker: this.id });
+      log.info('job started');
+      const project = await getProject(db, job.project_id);
+      const prompts = (await selectPrompts(db, job.id)).map((p) => p.prompt);
+      result = await runner({
+        job,
+        project,
+        prompts,
+        attempt: job.attempts,
+        signal: run.controller.signal,
+        event: (type, data = {}) => insertEvent(db, job.id, type, data),
+        setBranch: (branch) => updateJobBranch(db, job.id, this.id, branch),
+      });
+    } catch (error) {
+      if (run.abortReason === null) log.error({ err: error }, 'job runner failed unexpectedly');
+      result = {
+        status: 'failed',
+        code: 'internal_error',
+        message: `docwright failed while running the job: ${scrubSecrets((error as Error).message ?? String(error))}`,
+      };
+    } finally {
+      clearInterval(heartbeat);
+    }
+
+    if (run.abortReason === 'shutdown') {
+      const released = await releaseJob(db, job.id, this.id).catch(() => false);
+      if (released) await insertEvent(db, job.id, 'released', { reason: 'worker shutdown' }).catch(() => {});
+      log.info({ released }, 'job released at shutdown');
+      return;
+    }
+    if (run.abortReason !== null) {
+      log.info({ reason: run.abortReason }, 'job run stopped');
+      return; // cancelled (the cancel already wrote the outcome) or taken over by another worker
+    }
+    // The outcome and its event are written together, or not at all.
+    const finished = await db.transaction(async (tx) => {
+      const row = await finishJob(tx, job.id, this.id, {
+        status: result.status,
+        prLink: result.prLink ?? null,
+        branch: result.branch ?? null,
+        summary: result.summary ?? null,
+        stopReason: result.stopReason ?? null,
+        errorCode: result.status === 'failed' ? result.code : null,
+        errorMessage: result.status === 'failed' ? result.message : null,
+        usage: result.usage ?? null,
+      });
+      if (!row) return null;
+      await insertEvent(
+        tx,
+        job.id,
+        result.status,
+        result.status === 'failed'
+          ? { code: result.code, message: result.message }
+          : { prLink: result.prLink, stopReason: result.stopReason },
+      );
+      return row;
+    });
+    if (!finished) {
+      log.warn('job changed while running (cancelled or lease lost); outcome not written');
+      return;
+    }
+    log.info({ status: result.status }, 'job finished');
+  }
+}

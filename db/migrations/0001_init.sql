@@ -102,3 +102,13 @@ CREATE TABLE page_views_hourly (
   views         bigint NOT NULL CHECK (views >= 0),
   PRIMARY KEY (project_id, hour, path, traffic_class, agent, verification)
 );
+
+-- Secrets a project needs at run time (code-host token, model API key, webhook secret), sealed
+-- with the server key (AES-256-GCM, bound to project and name). Never returned by any API.
+CREATE TABLE project_secrets (
+  project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+  name       text NOT NULL,
+  sealed     text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (project_id, name)
+);

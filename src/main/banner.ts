@@ -1,0 +1,46 @@
+// What `docwright serve` prints for people, as plain text beside the JSON log lines. The admin key
+// appears only in the first-start banner, which is printed once and never logged.
+import type { FirstStart } from './first-start.ts';
+
+const DEFAULT_URL = 'http://127.0.0.1:3000';
+
+export function startBanner(info: { baseUrl: string; database: string }): string {
+  return [
+    '',
+    `docwright is running at ${info.baseUrl}`,
+    `  API docs:  ${info.baseUrl}/docs`,
+    `  Database:  ${info.database}`,
+    '',
+  ].join('\n');
+}
+
+export function firstStartBanner(first: FirstStart, baseUrl: string): string {
+  const lines = [
+    '',
+    'First start: created a demo project and an admin API key for it.',
+    '',
+    `  Project ID:  ${first.project.id}`,
+    `  API key:     ${first.adminKey}`,
+    '               (shown once: store it now. It will not be shown again.)',
+    `  API base:    ${baseUrl}`,
+    `  API docs:    ${baseUrl}/docs`,
+    '',
+    `The demo project points at ${first.project.repositoryUrl}, which is only an example.`,
+    'Point it at your docs repository with:',
+    `  docwright projects update ${first.project.id} --repository https://github.com/YOU/YOUR-DOCS`,
+    '',
+    "Copy these lines into your shell to run the README's curl examples:",
+  ];
+  if (baseUrl !== DEFAULT_URL) lines.push(`  export DOCWRIGHT_URL=${baseUrl}`);
+  lines.push(
+    `  export DOCWRIGHT_PROJECT=${first.project.id}`,
+    `  export DOCWRIGHT_API_KEY=${first.adminKey}`,
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** On later starts: how to get a key, since the first one is never shown again. */
+export function laterStartHint(): string {
+  return '\nNeed an API key? docwright keys create --project <projectId> (docwright projects list shows the ids)\n';
+}

@@ -1,0 +1,34 @@
+// The `docwright` command tree. Each group registers itself from its own file; the handlers that
+// do the work live in src/main/commands/ so the server can run them too.
+import { Command } from 'commander';
+import packageJson from '../../../package.json' with { type: 'json' };
+import { CONFIG_VARIABLES } from '../../config/config.ts';
+import { registerKeyCommands } from './keys-commands.ts';
+import { registerProjectCommands } from './projects-commands.ts';
+import { registerMigrateCommand, registerServeCommand } from './serve-command.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('docwright')
+    .description(packageJson.description)
+    .version(packageJson.version)
+    // Errors come back to cli.ts, which picks the exit status (2 for usage mistakes).
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText(
+      'after',
+      `\nEnvironment variables (read once at start):\n${Object.entries(CONFIG_VARIABLES)
+        .map(([name, text]) => `  ${name.padEnd(26)}${text}`)
+        .join('\n')}\n\nEvery command with examples: docs/cli.md`,
+    );
+
+  registerServeCommand(program);
+  registerMigrateCommand(program);
+  registerProjectCommands(program);
+  registerKeyCommands(program);
+  // Commands that later work adds register here, one file each under src/main/cli/:
+  //   worker, import-logs, agents list, jobs ..., views.
+  // If they touch the database, write their handlers under src/main/commands/ and list them in
+  // src/main/commands/registry.ts so they also work while `docwright serve` holds the data directory.
+
+  return program;
+}

@@ -1,0 +1,29 @@
+import { Type } from 'typebox';
+import type { ProjectChanges, ProjectSettings } from '../../modules/projects/schemas.ts';
+import { updateProject } from '../../modules/projects/service.ts';
+import { defineAdminCommand } from './admin-command.ts';
+import { projectJson } from './json-shapes.ts';
+import { projectFieldSchemas as f } from './project-fields.ts';
+
+export const projectsUpdate = defineAdminCommand({
+  name: 'projects update',
+  input: Type.Object(
+    {
+      id: Type.String(),
+      name: Type.Optional(f.name),
+      repositoryUrl: Type.Optional(f.repositoryUrl),
+      ref: Type.Optional(f.ref),
+      codeHostKind: Type.Optional(f.codeHostKind),
+      codeHostBaseUrl: Type.Optional(f.codeHostBaseUrl),
+      model: Type.Optional(f.model),
+      /** Merged key by key into the stored settings; null removes a key. The service checks them. */
+      settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    },
+    { additionalProperties: false },
+  ),
+  async run(db, { id, settings, ...fields }) {
+    const changes: ProjectChanges = { ...fields };
+    if (settings !== undefined) changes.settings = settings as ProjectSettings;
+    return projectJson(await updateProject(db, id, changes));
+  },
+});

@@ -1,0 +1,25 @@
+// The admin commands a running server accepts on its control socket. A command that must work
+// while `docwright serve` holds the embedded database is listed here; the CLI finds it by name
+// and the server runs the same function on its own database.
+//
+// Commands other issues add (`jobs ...`, `agents list`, `views`) belong here too when they read
+// or write the database: write the handler as its own file beside these, then add it below.
+import type { AdminCommand } from './admin-command.ts';
+import { keysCreate } from './keys-create.ts';
+import { keysList } from './keys-list.ts';
+import { keysRevoke } from './keys-revoke.ts';
+import { projectsCreate } from './projects-create.ts';
+import { projectsList } from './projects-list.ts';
+import { projectsUpdate } from './projects-update.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: each command has its own input type; the socket checks it against the command's schema
+const ALL: AdminCommand<any, unknown>[] = [
+  projectsCreate,
+  projectsList,
+  projectsUpdate,
+  keysCreate,
+  keysList,
+  keysRevoke,
+];
+
+export const ADMIN_COMMANDS: ReadonlyMap<string, AdminCommand> = new Map(ALL.map((c) => [c.name, c]));

@@ -1,0 +1,70 @@
+// Runs an admin command wherever the database can safely be reached:
+// - with DATABASE_URL, directly on PostgreSQL (a server shares it without harm);
+// - on the embedded database held by a running `docwright serve`, through its control socket;
+// - on a free data directory, in this process, under the data directory's lock.
+// A holder that cannot take the command (another machine, a long-lived command without a socket)
+// makes it stop at once with the lock's message; a server still starting, or a short command
+// such as another `keys create`, is waited for, briefly: the CLI never hangs.
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Config } from '../../config/config.ts';
+import { DataDirLockedError, type LockHolder, readLockHolder } from '../../db/data-dir-lock.ts';
+import { openDatabase } from '../../db/open.ts';
+import type { AdminCommand } from '../commands/admin-command.ts';
+import { ADMIN_COMMANDS } from '../commands/registry.ts';
+import { sendToServer } from './control-client.ts';
+
+const WAIT_FOR_HOLDER_MS = 15_000;
+const POLL_MS = 150;
+
+/** Holders worth waiting for: they will soon listen on a socket, or soon let go. */
+function isWorthWaitingFor(holder: LockHolder): boolean {
+  return holder.command === 'serve' || holder.command === 'migrate' || ADMIN_COMMANDS.has(holder.command);
+}
+
+export async function runAdminCommand<Result>(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  command: AdminCommand<never, Result> | AdminCommand,
+  input: unknown,
+): Promise<Result> {
+  const run = command.run as (db: Parameters<AdminCommand['run']>[0], input: unknown) => Promise<Result>;
+  if (config.databaseUrl !== null) return runLocally(config, command.name, (db) => run(db, input));
+
+  const deadline = Date.now() + WAIT_FOR_HOLDER_MS;
+  for (;;) {
+    const holder = readLockHolder(config.dataDir);
+    if (holder === null) {
+      try {
+        return await runLocally(config, command.name, (db) => run(db, input));
+      } catch (error) {
+        // Someone took the directory between our look and our lock: look again.
+        if (!(error instanceof DataDirLockedError)) throw error;
+      }
+    } else if (holder.hostname !== hostname() || !isWorthWaitingFor(holder)) {
+      throw new DataDirLockedError(config.dataDir, holder);
+    } else if (holder.controlSocket) {
+      const outcome = await sendToServer(holder.controlSocket, command.name, input);
+      if (outcome.delivered) return outcome.result as Result;
+      // Refused: the server is stopping or stopped, so the command did not run. Look again.
+    }
+    if (Date.now() >= deadline) {
+      const current = readLockHolder(config.dataDir);
+      if (current) throw new DataDirLockedError(config.dataDir, current);
+      return runLocally(config, command.name, (db) => run(db, input));
+    }
+    await sleep(POLL_MS);
+  }
+}
+
+async function runLocally<Result>(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  name: string,
+  fn: (db: Parameters<AdminCommand['run']>[0]) => Promise<Result>,
+): Promise<Result> {
+  const opened = await openDatabase(config, name);
+  try {
+    return await fn(opened.db);
+  } finally {
+    await opened.close();
+  }
+}

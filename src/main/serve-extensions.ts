@@ -1,0 +1,28 @@
+// Parts that run inside `docwright serve` beside the HTTP API, started after the database is
+// open and stopped (in reverse order) at shutdown, before the database closes.
+//
+// This is where the job worker joins the server: add an entry to SERVE_EXTENSIONS that starts it
+// and returns its stop function (and onJobQueued, so a job created through this server starts at
+// once instead of at the next poll).
+import type { Config } from '../config/config.ts';
+import type { Database } from '../db/database.ts';
+import type { Logger } from '../util/logger.ts';
+
+export interface ServeContext {
+  db: Database;
+  config: Config;
+  logger: Logger;
+}
+
+export interface StartedServeExtension {
+  /** Called by the job routes after a job is created or re-activated. */
+  onJobQueued?: (jobId: string) => void;
+  close(): Promise<void>;
+}
+
+export interface ServeExtension {
+  name: string;
+  start(context: ServeContext): Promise<StartedServeExtension>;
+}
+
+export const SERVE_EXTENSIONS: ServeExtension[] = [];

@@ -1,0 +1,144 @@
+// `docwright serve`: opens the database, starts the HTTP API, and on the embedded database also
+// a control socket through which the CLI's admin commands reach the database this process holds.
+import { chmodSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Config } from '../config/config.ts';
+import { openDatabase } from '../db/open.ts';
+import { buildApp } from '../http/app.ts';
+import type { App } from '../http/context.ts';
+import type { Logger } from '../util/logger.ts';
+import { firstStartBanner, laterStartHint, startBanner } from './banner.ts';
+import { ADMIN_COMMANDS } from './commands/registry.ts';
+import { type ControlSocket, startControlSocket } from './control/control-server.ts';
+import { firstStart } from './first-start.ts';
+import { SERVE_EXTENSIONS, type ServeExtension } from './serve-extensions.ts';
+
+export interface RunningServer {
+  /** The URL the API answers at (with the real port when PORT=0). */
+  baseUrl: string;
+  /** Adds work to do at shutdown, after the HTTP server stopped and before the database closes. */
+  onShutdown(closer: () => Promise<void>): void;
+  /** Stops accepting, finishes in-flight requests, runs the closers, closes the database. */
+  close(): Promise<void>;
+}
+
+export interface ServeOptions {
+  logger: Logger;
+  /** Where the banner goes: people read it on the console; it never goes through the logger. */
+  print?: (text: string) => void;
+  extensions?: readonly ServeExtension[];
+}
+
+export async function serve(config: Config, options: ServeOptions): Promise<RunningServer> {
+  const { logger } = options;
+  const print = options.print ?? ((text: string) => process.stdout.write(text));
+  const opened = await openDatabase(config, 'serve');
+  const { db, lock } = opened;
+  const closers: (() => Promise<void>)[] = [];
+  let app: App | null = null;
+  let control: ControlSocket | null = null;
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      const errors: unknown[] = [];
+      const attempt = async (fn: () => Promise<void>) => {
+        try {
+          await fn();
+        } catch (error) {
+          errors.push(error);
+        }
+      };
+      // The CLI must stop sending here before the database goes away; it will wait for the lock.
+      if (control !== null) {
+        const socket = control;
+        lock?.update({ controlSocket: undefined });
+        await attempt(() => socket.close());
+      }
+      if (app !== null) {
+        const http = app;
+        await attempt(() => http.close());
+      }
+      for (const closer of closers.toReversed()) await attempt(closer);
+      await attempt(() => opened.close()); // also releases the data directory's lock
+      if (errors.length > 0) throw new AggregateError(errors, 'Some parts did not stop cleanly');
+    })();
+    return closing;
+  };
+
+  try {
+    // The directory holds the database, the secret key and the control socket: owner only.
+    if (lock !== null) chmodSync(config.dataDir, 0o700);
+
+    const jobListeners: ((jobId: string) => void)[] = [];
+    for (const extension of options.extensions ?? SERVE_EXTENSIONS) {
+      const started = await extension.start({ db, config, logger });
+      closers.push(() => started.close());
+      if (started.onJobQueued) jobListeners.push(started.onJobQueued);
+    }
+
+    app = await buildApp({
+      db,
+      logger,
+      config: {
+        jobRateLimitPerHour: config.jobRateLimitPerHour,
+        defaultModel: config.defaultModel,
+        publicUrl: config.publicUrl,
+      },
+      ...(jobListeners.length > 0
+        ? {
+            onJobQueued: (jobId: string) => {
+              for (const listener of jobListeners) listener(jobId);
+            },
+          }
+        : {}),
+    });
+    await app.listen({ port: config.port, host: config.host });
+    const baseUrl = resolveBaseUrl(config.publicUrl, (app.server.address() as AddressInfo).port);
+    lock?.update({ url: baseUrl });
+
+    // After listen, not before: if the port is taken, the key would be created and never shown.
+    const first = await firstStart(db);
+
+    if (lock !== null) {
+      control = await startControlSocket({ dataDir: config.dataDir, db, logger, commands: ADMIN_COMMANDS });
+      lock.update({ controlSocket: control.path });
+    }
+
+    const database =
+      config.databaseUrl === null
+        ? `PGlite (embedded) in ${join(config.dataDir, 'pgdata')}`
+        : 'PostgreSQL (DATABASE_URL)';
+    print(startBanner({ baseUrl, database }));
+    print(first === null ? laterStartHint() : firstStartBanner(first, baseUrl));
+    logger.info(
+      {
+        url: baseUrl,
+        docs: `${baseUrl}/docs`,
+        database: config.databaseUrl === null ? 'pglite' : 'postgres',
+        ...(first !== null ? { firstStartProjectId: first.project.id } : {}),
+      },
+      'listening',
+    );
+
+    return {
+      baseUrl,
+      onShutdown: (closer) => {
+        closers.push(closer);
+      },
+      close,
+    };
+  } catch (error) {
+    await close().catch(() => {});
+    throw error;
+  }
+}
+
+/** PORT=0 lets the system pick a port; links must then carry the real one. */
+function resolveBaseUrl(publicUrl: string, actualPort: number): string {
+  const url = new URL(publicUrl);
+  if (url.port !== '0') return publicUrl;
+  url.port = String(actualPort);
+  return url.toString().replace(/\/+$/, '');
+}

@@ -90,6 +90,26 @@ await forEachBackend('agent job routes', ({ db }) => {
         assert.equal(job.error.code, 'model_not_configured');
         assert.match(job.error.message, /DOCWRIGHT_MODEL/);
         assert.match(job.completedAt, ISO);
+        // A follow-up while still unconfigured is recorded and fails again at once...
+        const again = await noModel.inject({
+          method: 'POST',
+          url: `${base}/job/${job.id}/message`,
+          headers: { 'content-type': 'application/json', ...bearer(seeded.adminKey) },
+          payload: { prompt: 'try again' },
+        });
+        assert.equal(again.statusCode, 202);
+        assert.equal(again.json().status, 'failed');
+        assert.equal(again.json().error.code, 'model_not_configured');
+        // ...and runs once a model is configured.
+        const configured = await app.inject({
+          method: 'POST',
+          url: `${base}/job/${job.id}/message`,
+          headers: { 'content-type': 'application/json', ...bearer(seeded.adminKey) },
+          payload: { prompt: 'and now' },
+        });
+        assert.equal(configured.statusCode, 202);
+        assert.equal(configured.json().status, 'active');
+        assert.equal(configured.json().model, 'openai:gpt-test');
       } finally {
         await noModel.close();
       }

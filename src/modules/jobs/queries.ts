@@ -180,20 +180,24 @@ export async function updateJobArchived(
   return rows[0] ?? null;
 }
 
-/** completed | failed → active again for a follow-up; the worker treats it as a fresh run. */
+/**
+ * completed | failed → active again for a follow-up, with the model it will use; the worker
+ * treats it as a fresh run.
+ */
 export async function updateJobReactivated(
   db: Queryable,
   projectId: string,
   id: string,
+  model: string,
 ): Promise<JobRow | null> {
   const rows = await db.query<JobRow>(
     `UPDATE jobs
-        SET status = 'active', error_code = NULL, error_message = NULL, completed_at = NULL,
-            attempts = 0, lease_owner = NULL, lease_expires_at = NULL, cancel_requested_at = NULL,
-            updated_at = now()
+        SET status = 'active', model = $3, error_code = NULL, error_message = NULL, completed_at = NULL,
+            stop_reason = NULL, attempts = 0, lease_owner = NULL, lease_expires_at = NULL,
+            cancel_requested_at = NULL, updated_at = now()
       WHERE project_id = $1 AND id = $2 AND status IN ('completed', 'failed')
       RETURNING *`,
-    [projectId, id],
+    [projectId, id, model],
   );
   return rows[0] ?? null;
 }

@@ -138,7 +138,7 @@ export function registerJobRoutes(app: App, context: AppContext): void {
         id: request.params.id,
         prompt: request.body.prompt,
       });
-      context.onJobQueued?.(job.id);
+      if (job.status === 'active') context.onJobQueued?.(job.id);
       return reply.code(202).send(job);
     },
   );

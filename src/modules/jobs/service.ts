@@ -53,6 +53,16 @@ export function toJobView(r: JobRow): JobView {
   };
 }
 
+/** The project's model, else the server default, else null (the job cannot run). */
+async function resolveModel(
+  db: Queryable,
+  config: JobServiceConfig,
+  projectId: string,
+): Promise<string | null> {
+  const project = await getProject(db, projectId);
+  return project.model ?? config.defaultModel;
+}
+
 /** Throws invalid_body unless the prompt has something besides whitespace. */
 function checkPrompt(prompt: string): void {
   if (prompt.trim() === '') {
@@ -118,7 +128,7 @@ export async function createJob(
     }
     await enforceRateLimit(tx, input.projectId, config.jobRateLimitPerHour);
     const project = await getProject(tx, input.projectId);
-    const model = project.model ?? config.defaultModel;
+    const model = await resolveModel(tx, config, project.id);
     const job = await insertJob(tx, {
       id: newId('job'),
       projectId: project.id,
@@ -216,15 +226,19 @@ export async function followUpJob(
         'The job is still running; send the follow-up after it ends, or cancel it first.',
       );
     }
-    if (job.model === '') {
-      throw jobErrors.job_not_active(
-        `The job never ran: ${MODEL_NOT_CONFIGURED_MESSAGE}; then create a new job.`,
-      );
-    }
     await enforceRateLimit(tx, input.projectId, config.jobRateLimitPerHour);
     const seq = await insertPrompt(tx, { jobId: job.id, projectId: input.projectId, prompt: input.prompt });
-    const updated = await updateJobReactivated(tx, input.projectId, input.id);
     await insertEvent(tx, job.id, 'message', { seq });
+    // A job that failed for want of a model can run once one is configured.
+    const model = job.model || (await resolveModel(tx, config, input.projectId));
+    if (model === null) {
+      await insertEvent(tx, job.id, 'failed', {
+        code: 'model_not_configured',
+        message: MODEL_NOT_CONFIGURED_MESSAGE,
+      });
+      return job;
+    }
+    const updated = await updateJobReactivated(tx, input.projectId, input.id, model);
     await notifyJobQueued(tx, job.id);
     return updated!;
   });

@@ -4,7 +4,6 @@ import { chmodSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Config } from '../config/config.ts';
-import { openDatabase } from '../db/open.ts';
 import { buildApp } from '../http/app.ts';
 import type { App } from '../http/context.ts';
 import type { Logger } from '../util/logger.ts';
@@ -12,6 +11,7 @@ import { firstStartBanner, laterStartHint, startBanner } from './banner.ts';
 import { ADMIN_COMMANDS } from './commands/registry.ts';
 import { type ControlSocket, startControlSocket } from './control/control-server.ts';
 import { firstStart } from './first-start.ts';
+import { openWhenFree } from './open-when-free.ts';
 import { SERVE_EXTENSIONS, type ServeExtension } from './serve-extensions.ts';
 
 export interface RunningServer {
@@ -33,7 +33,7 @@ export interface ServeOptions {
 export async function serve(config: Config, options: ServeOptions): Promise<RunningServer> {
   const { logger } = options;
   const print = options.print ?? ((text: string) => process.stdout.write(text));
-  const opened = await openDatabase(config, 'serve');
+  const opened = await openWhenFree(config, 'serve');
   const { db, lock } = opened;
   const closers: (() => Promise<void>)[] = [];
   let app: App | null = null;

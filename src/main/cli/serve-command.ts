@@ -2,9 +2,9 @@
 // (on the embedded default) and so cannot run through a running server.
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.ts';
-import { openDatabase } from '../../db/open.ts';
 import { createLogger } from '../../util/logger.ts';
 import { schemaStatus } from '../commands/schema-status.ts';
+import { openWhenFree } from '../open-when-free.ts';
 import { serve } from '../serve.ts';
 import { closeOnSignals } from '../shutdown.ts';
 import { print } from './output.ts';
@@ -47,7 +47,7 @@ export function registerMigrateCommand(program: Command): void {
         'Example:\n  DATABASE_URL=postgres://... DOCWRIGHT_SECRET_KEY=... docwright migrate',
     )
     .action(async () => {
-      const opened = await openDatabase(loadConfig(), 'migrate'); // migrates while opening
+      const opened = await openWhenFree(loadConfig(), 'migrate'); // migrates while opening
       try {
         const status = await schemaStatus(opened.db);
         print(

@@ -11,15 +11,14 @@ import type { Config } from '../../config/config.ts';
 import { DataDirLockedError, type LockHolder, readLockHolder } from '../../db/data-dir-lock.ts';
 import { openDatabase } from '../../db/open.ts';
 import type { AdminCommand } from '../commands/admin-command.ts';
-import { ADMIN_COMMANDS } from '../commands/registry.ts';
+import { isShortLivedHolder, WAIT_FOR_SHORT_HOLDER_MS } from '../open-when-free.ts';
 import { sendToServer } from './control-client.ts';
 
-const WAIT_FOR_HOLDER_MS = 15_000;
 const POLL_MS = 150;
 
-/** Holders worth waiting for: they will soon listen on a socket, or soon let go. */
+/** Holders worth waiting for: a server that will soon listen on its socket, or a short command. */
 function isWorthWaitingFor(holder: LockHolder): boolean {
-  return holder.command === 'serve' || holder.command === 'migrate' || ADMIN_COMMANDS.has(holder.command);
+  return (holder.command === 'serve' && holder.hostname === hostname()) || isShortLivedHolder(holder);
 }
 
 export async function runAdminCommand<Result>(
@@ -30,7 +29,7 @@ export async function runAdminCommand<Result>(
   const run = command.run as (db: Parameters<AdminCommand['run']>[0], input: unknown) => Promise<Result>;
   if (config.databaseUrl !== null) return runLocally(config, command.name, (db) => run(db, input));
 
-  const deadline = Date.now() + WAIT_FOR_HOLDER_MS;
+  const deadline = Date.now() + WAIT_FOR_SHORT_HOLDER_MS;
   for (;;) {
     const holder = readLockHolder(config.dataDir);
     if (holder === null) {
@@ -40,7 +39,7 @@ export async function runAdminCommand<Result>(
         // Someone took the directory between our look and our lock: look again.
         if (!(error instanceof DataDirLockedError)) throw error;
       }
-    } else if (holder.hostname !== hostname() || !isWorthWaitingFor(holder)) {
+    } else if (!isWorthWaitingFor(holder)) {
       throw new DataDirLockedError(config.dataDir, holder);
     } else if (holder.controlSocket) {
       const outcome = await sendToServer(holder.controlSocket, command.name, input);

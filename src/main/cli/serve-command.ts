@@ -5,7 +5,6 @@ import { loadConfig } from '../../config/config.ts';
 import { createLogger } from '../../util/logger.ts';
 import { schemaStatus } from '../commands/schema-status.ts';
 import { openWhenFree } from '../open-when-free.ts';
-import { serve } from '../serve.ts';
 import { closeOnSignals } from '../shutdown.ts';
 import { print } from './output.ts';
 
@@ -26,6 +25,8 @@ export function registerServeCommand(program: Command): void {
     .action(async () => {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
+      // Loaded here, not at the top: the HTTP stack would slow every other command's start.
+      const { serve } = await import('../serve.ts');
       const starting = serve(config, { logger });
       // Installed before the server is up, so a signal during start-up still closes the database.
       closeOnSignals(async () => {

@@ -1,0 +1,129 @@
+// Writes page views into the hourly rollups. Used by ingestion and by tests that seed data, so
+// both go through the same aggregation and upsert.
+import type { Database, Queryable } from '../../db/database.ts';
+import { type PageViewBatch, type TrafficClass, upsertPageViewBatch } from './queries.ts';
+
+export interface PageViewCount {
+  projectId: string;
+  /** Any time within the hour; it is counted in the UTC hour that contains it. */
+  hour: Date;
+  /** The normalised page path. */
+  path: string;
+  trafficClass: TrafficClass;
+  /** The AI agent or bot (e.g. "GPTBot"); '' or omitted for humans. */
+  agent?: string;
+  /** How the agent was verified (e.g. "ip", "signature", "claimed"); '' or omitted when not. */
+  verification?: string;
+  views: number;
+}
+
+export interface RecordResult {
+  /** Distinct (project, hour, path, class, agent, verification) keys written. */
+  keys: number;
+  /** Views added, summed over all rows. */
+  views: number;
+}
+
+/** Distinct keys per upsert statement: large enough to amortise round trips, small enough for PGlite. */
+export const UPSERT_BATCH_SIZE = 1000;
+
+const HOUR_MS = 3_600_000;
+const TRAFFIC_CLASSES: readonly TrafficClass[] = ['human', 'ai', 'bot'];
+
+interface KeyedCount {
+  projectId: string;
+  hour: string;
+  path: string;
+  trafficClass: TrafficClass;
+  agent: string;
+  verification: string;
+  views: number;
+}
+
+/** Rows in one transaction: all counted, or none (a bad row fails the whole call). */
+export async function recordPageViews(db: Database, rows: Iterable<PageViewCount>): Promise<RecordResult> {
+  const counts = aggregate(rows);
+  if (counts.length === 0) return { keys: 0, views: 0 };
+  await db.transaction((tx) => upsertCounts(tx, counts));
+  return { keys: counts.length, views: counts.reduce((sum, c) => sum + c.views, 0) };
+}
+
+/**
+ * The same, inside a transaction the caller already holds (e.g. an ingestion group commit).
+ * Rows are aggregated first, then written in batches of UPSERT_BATCH_SIZE.
+ */
+export async function recordPageViewsIn(tx: Queryable, rows: Iterable<PageViewCount>): Promise<RecordResult> {
+  const counts = aggregate(rows);
+  await upsertCounts(tx, counts);
+  return { keys: counts.length, views: counts.reduce((sum, c) => sum + c.views, 0) };
+}
+
+async function upsertCounts(tx: Queryable, counts: readonly KeyedCount[]): Promise<void> {
+  for (let start = 0; start < counts.length; start += UPSERT_BATCH_SIZE) {
+    await upsertPageViewBatch(tx, toBatch(counts.slice(start, start + UPSERT_BATCH_SIZE)));
+  }
+}
+
+/**
+ * Sums rows that share a key (a batch repeating a key would fail as a whole), drops zero counts,
+ * and sorts by key: concurrent writers then lock rows in the same order and cannot deadlock.
+ */
+function aggregate(rows: Iterable<PageViewCount>): KeyedCount[] {
+  const byKey = new Map<string, KeyedCount>();
+  let index = 0;
+  for (const row of rows) {
+    const count = checked(row, index++);
+    if (count.views === 0) continue;
+    const key = JSON.stringify([
+      count.projectId,
+      count.hour,
+      count.path,
+      count.trafficClass,
+      count.agent,
+      count.verification,
+    ]);
+    const existing = byKey.get(key);
+    if (existing) {
+      existing.views += count.views;
+      if (!Number.isSafeInteger(existing.views))
+        throw new RangeError(`page views: the count for ${key} exceeds ${Number.MAX_SAFE_INTEGER}`);
+    } else byKey.set(key, count);
+  }
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, count]) => count);
+}
+
+function checked(row: PageViewCount, index: number): KeyedCount {
+  const fail = (what: string) => new TypeError(`page views row ${index}: ${what}`);
+  if (typeof row.projectId !== 'string' || row.projectId === '')
+    throw fail('projectId must be a non-empty string');
+  if (!(row.hour instanceof Date) || Number.isNaN(row.hour.getTime()))
+    throw fail('hour must be a valid Date');
+  if (typeof row.path !== 'string' || row.path === '') throw fail('path must be a non-empty string');
+  if (!TRAFFIC_CLASSES.includes(row.trafficClass)) throw fail('trafficClass must be human, ai or bot');
+  if (!Number.isSafeInteger(row.views) || row.views < 0) throw fail('views must be a non-negative integer');
+  const hour = new Date(Math.floor(row.hour.getTime() / HOUR_MS) * HOUR_MS);
+  const year = hour.getUTCFullYear();
+  // PostgreSQL reads ISO text timestamps only for years 0001-9999.
+  if (year < 1 || year > 9999) throw fail('hour must be within the years 0001 to 9999');
+  return {
+    projectId: row.projectId,
+    hour: hour.toISOString(),
+    path: row.path,
+    trafficClass: row.trafficClass,
+    agent: row.agent ?? '',
+    verification: row.verification ?? '',
+    views: row.views,
+  };
+}
+
+function toBatch(counts: readonly KeyedCount[]): PageViewBatch {
+  return {
+    projectIds: counts.map((c) => c.projectId),
+    hours: counts.map((c) => c.hour),
+    paths: counts.map((c) => c.path),
+    trafficClasses: counts.map((c) => c.trafficClass),
+    agents: counts.map((c) => c.agent),
+    verifications: counts.map((c) => c.verification),
+    views: counts.map((c) => c.views),
+  };
+}

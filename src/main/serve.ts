@@ -11,6 +11,7 @@ import { firstStartBanner, laterStartHint, startBanner } from './banner.ts';
 import { ADMIN_COMMANDS } from './commands/registry.ts';
 import { type ControlSocket, startControlSocket } from './control/control-server.ts';
 import { firstStart } from './first-start.ts';
+import { ListenError } from './listen-error.ts';
 import { openWhenFree } from './open-when-free.ts';
 import { SERVE_EXTENSIONS, type ServeExtension } from './serve-extensions.ts';
 
@@ -94,7 +95,9 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
           }
         : {}),
     });
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
+      throw ListenError.wrap(config.host, config.port, error);
+    });
     const baseUrl = resolveBaseUrl(config.publicUrl, (app.server.address() as AddressInfo).port);
     lock?.update({ url: baseUrl });
 

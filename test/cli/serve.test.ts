@@ -3,6 +3,7 @@
 // SIGTERM/SIGINT stop it cleanly.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
@@ -148,6 +149,29 @@ test('configuration errors are all listed at once, by variable name, without a s
     assert.doesNotMatch(result.stderr, STACK_LINE);
     assert.equal(result.stdout, '');
   } finally {
+    rmSync(dirname(dataDir), { recursive: true, force: true });
+  }
+});
+
+test('a port in use is a clear error, and the first-start key is not spent on a server that never ran', async () => {
+  const dataDir = tempDataDir();
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as AddressInfo).port;
+  try {
+    const env = cliEnv({ DOCWRIGHT_DATA_DIR: dataDir, PORT: String(port) });
+    const result = await runCli(['serve'], env);
+    assert.equal(result.code, 1);
+    assert.equal(
+      result.stderr.trim(),
+      `error: Cannot listen on 127.0.0.1:${port}: the address is already in use (another server on that port?); choose another PORT.`,
+    );
+    assert.equal(firstStartCredentials(result.stdout), null);
+    assert.equal(existsSync(join(dataDir, 'docwright.lock')), false);
+    // No demo project yet, so the next successful start still shows its key.
+    assert.deepEqual(JSON.parse((await runCli(['projects', 'list', '--json'], env)).stdout), []);
+  } finally {
+    blocker.close();
     rmSync(dirname(dataDir), { recursive: true, force: true });
   }
 });

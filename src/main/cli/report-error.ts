@@ -7,6 +7,7 @@ import { DataDirLockedError } from '../../db/data-dir-lock.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { scrubSecrets } from '../../util/logger.ts';
 import { ControlConnectionError } from '../control/control-client.ts';
+import { ListenError } from '../listen-error.ts';
 import { UsageError } from './usage-error.ts';
 
 export const EXIT_FAILURE = 1;
@@ -47,7 +48,8 @@ export function reportError(error: unknown, write: (text: string) => void): numb
   if (
     error instanceof ConfigError ||
     error instanceof DataDirLockedError ||
-    error instanceof ControlConnectionError
+    error instanceof ControlConnectionError ||
+    error instanceof ListenError
   ) {
     say(`error: ${error.message}`);
     return EXIT_FAILURE;

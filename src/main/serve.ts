@@ -11,6 +11,7 @@ import { firstStartBanner, laterStartHint, startBanner } from './banner.ts';
 import { ADMIN_COMMANDS } from './commands/registry.ts';
 import { type ControlSocket, startControlSocket } from './control/control-server.ts';
 import { firstStart } from './first-start.ts';
+import { trackRequestsInFlight } from './in-flight.ts';
 import { ListenError } from './listen-error.ts';
 import { openWhenFree } from './open-when-free.ts';
 import { SERVE_EXTENSIONS, type ServeExtension } from './serve-extensions.ts';
@@ -39,6 +40,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
   const closers: (() => Promise<void>)[] = [];
   let app: App | null = null;
   let control: ControlSocket | null = null;
+  let inFlight: ReturnType<typeof trackRequestsInFlight> | null = null;
 
   let closing: Promise<void> | null = null;
   const close = () => {
@@ -59,6 +61,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
       }
       if (app !== null) {
         const http = app;
+        inFlight?.closeConnectionsAfterAnswers();
         await attempt(() => http.close());
       }
       for (const closer of closers.toReversed()) await attempt(closer);
@@ -95,6 +98,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
           }
         : {}),
     });
+    inFlight = trackRequestsInFlight(app.server);
     await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
       throw ListenError.wrap(config.host, config.port, error);
     });

@@ -1,7 +1,7 @@
 // PGlite has no lock of its own: two processes opening one data directory silently lose writes.
 // So the process that opens it first writes a lockfile naming itself, and every other process
 // reads that file and stops with a message saying who holds the directory.
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -59,16 +59,11 @@ export function acquireDataDirLock(dataDir: string, command: string): DataDirLoc
     startedAt: new Date().toISOString(),
   };
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      writeFileSync(file, JSON.stringify(me), { flag: 'wx', mode: 0o600 });
-      return handle(file, me);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+    if (createComplete(file, me)) return handle(file, me);
     const holder = readRawHolder(file);
     if (holder && isAlive(holder)) throw new DataDirLockedError(dataDir, holder);
     // The holder died without cleaning up (kill -9, power loss): take the directory over.
-    // Removing and re-creating with 'wx' means that of two processes racing here, one wins.
+    // Removing and re-creating exclusively means that of two processes racing here, one wins.
     try {
       unlinkSync(file);
     } catch {}
@@ -85,7 +80,10 @@ function handle(file: string, me: LockHolder): DataDirLock {
     file,
     update(fields) {
       current = { ...current, ...fields };
-      writeFileSync(file, JSON.stringify(current), { mode: 0o600 });
+      // Write aside, then rename: a reader sees the old or the new holder, never a half-written one.
+      const aside = `${file}.${process.pid}.tmp`;
+      writeFileSync(aside, JSON.stringify(current), { mode: 0o600 });
+      renameSync(aside, file);
     },
     release() {
       if (released) return;
@@ -98,6 +96,40 @@ function handle(file: string, me: LockHolder): DataDirLock {
       }
     },
   };
+}
+
+/**
+ * Creates the lockfile with its whole content at once, or answers false when it exists. A plain
+ * exclusive create would leave an empty file for a moment, which a racing process would read as
+ * "no holder" and remove; link() makes the complete file appear atomically, or fails with EEXIST.
+ */
+function createComplete(file: string, me: LockHolder): boolean {
+  const aside = `${file}.${process.pid}.tmp`;
+  writeFileSync(aside, JSON.stringify(me), { mode: 0o600 });
+  try {
+    linkSync(aside, file);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // A file system without hard links: fall back to an exclusive create.
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') return createExclusive(file, me);
+    throw error;
+  } finally {
+    try {
+      unlinkSync(aside);
+    } catch {}
+  }
+}
+
+function createExclusive(file: string, me: LockHolder): boolean {
+  try {
+    writeFileSync(file, JSON.stringify(me), { flag: 'wx', mode: 0o600 });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
 }
 
 function readRawHolder(file: string): LockHolder | null {

@@ -9,7 +9,8 @@ import { tempDataDir } from './cli-process.ts';
 
 const LOCK_MODULE = fileURLToPath(new URL('../../src/db/data-dir-lock.ts', import.meta.url));
 
-// Each contender tries to lock and holds what it got long enough for the others to try too.
+// Each contender tries to lock and holds what it got long enough (5 s) for the others to try too,
+// even when a loaded machine starts them far apart.
 const CONTENDER = `
 import { acquireDataDirLock } from ${JSON.stringify(LOCK_MODULE)};
 import { mkdirSync } from 'node:fs';
@@ -18,7 +19,7 @@ mkdirSync(dir, { recursive: true });
 let lock = null;
 try { lock = acquireDataDirLock(dir, 'probe'); } catch {}
 console.log(lock ? 'HELD' : 'REFUSED');
-setTimeout(() => lock?.release(), 2000);
+setTimeout(() => lock?.release(), 5000);
 `;
 
 function contend(dir: string): Promise<string> {

@@ -1,0 +1,53 @@
+// Turns what @gitbeaker/rest throws into a CodeHostError. GitbeakerRequestError keeps the whole
+// Request in its cause (with the PRIVATE-TOKEN header), so only the status, the Retry-After header
+// and GitLab's own message ({"message": ...} or {"error": ...}, which gitbeaker puts in the error
+// message) are used, scrubbed.
+//
+// gitbeaker already retries 429 and 502 itself (ten quick tries); when those run out it throws
+// GitbeakerRetryError, which is final here.
+import { GitbeakerRequestError, GitbeakerRetryError, GitbeakerTimeoutError } from '@gitbeaker/rest';
+import {
+  CodeHostError,
+  httpFailure,
+  networkFailure,
+  parseRetryAfter,
+  type SecretScrubber,
+} from '../errors.ts';
+
+export function toCodeHostError(
+  error: unknown,
+  context: { scrubber: SecretScrubber; action: string; apiUrl: string },
+): CodeHostError {
+  const { scrubber, action, apiUrl } = context;
+  if (error instanceof CodeHostError) return error;
+  if (error instanceof GitbeakerRetryError) {
+    return new CodeHostError(
+      'pr_failed',
+      `GitLab kept answering busy or rate-limited when asked to ${action}: ${scrubber.scrub(error.message)}`,
+    );
+  }
+  if (error instanceof GitbeakerTimeoutError) {
+    return new CodeHostError(
+      'pr_failed',
+      `GitLab at ${apiUrl} did not answer in time when asked to ${action}.`,
+      {
+        retryable: true,
+      },
+    );
+  }
+  if (error instanceof GitbeakerRequestError) {
+    const response = (error.cause as { response?: Response } | undefined)?.response;
+    if (response) {
+      const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+      return httpFailure({
+        host: 'GitLab',
+        action,
+        status: response.status,
+        hostMessage: scrubber.scrub(error.message).slice(0, 500),
+        ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }),
+      });
+    }
+  }
+  const failure = networkFailure('GitLab', action, apiUrl, error);
+  return new CodeHostError(failure.code, scrubber.scrub(failure.message), { retryable: failure.retryable });
+}

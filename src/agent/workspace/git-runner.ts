@@ -1,0 +1,84 @@
+// Runs the git binary with an argument array (never a shell, so no argument is ever interpreted)
+// and collects what it prints. Every invocation is announced to an optional observer first, so
+// tests can check that no credential reaches argv; the environment is not announced because it
+// carries the Authorization header by design.
+import { spawn } from 'node:child_process';
+
+export interface GitInvocation {
+  args: readonly string[];
+  cwd: string;
+}
+
+export interface GitRunOptions {
+  cwd: string;
+  env: Record<string, string>;
+  signal?: AbortSignal;
+  /** Stop reading (and end git) once stdout reaches this many bytes; the result says so. */
+  maxStdoutBytes?: number;
+}
+
+export interface GitResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** True when stdout was cut at maxStdoutBytes. */
+  truncated: boolean;
+}
+
+/** stderr is only read for failure messages: a bound keeps a chatty git from filling memory. */
+const MAX_STDERR_BYTES = 64 * 1024;
+
+export class GitRunner {
+  private readonly observer: ((invocation: GitInvocation) => void) | undefined;
+  private readonly binary: string;
+
+  constructor(options: { observe?: (invocation: GitInvocation) => void; binary?: string } = {}) {
+    this.observer = options.observe;
+    this.binary = options.binary ?? 'git';
+  }
+
+  run(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+    this.observer?.({ args: [...args], cwd: options.cwd });
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.binary, args, {
+        cwd: options.cwd,
+        env: options.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        signal: options.signal,
+      });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let outBytes = 0;
+      let errBytes = 0;
+      let truncated = false;
+      const limit = options.maxStdoutBytes ?? Number.POSITIVE_INFINITY;
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (truncated) return;
+        if (outBytes + chunk.length > limit) {
+          out.push(chunk.subarray(0, limit - outBytes));
+          outBytes = limit;
+          truncated = true;
+          child.kill('SIGTERM');
+          return;
+        }
+        out.push(chunk);
+        outBytes += chunk.length;
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        if (errBytes >= MAX_STDERR_BYTES) return;
+        err.push(chunk);
+        errBytes += chunk.length;
+      });
+      child.on('error', reject);
+      child.on('close', (code, signal) => {
+        resolve({
+          // A git we ended for printing too much did what was asked; one killed otherwise failed.
+          exitCode: truncated ? 0 : (code ?? (signal ? 128 : 1)),
+          stdout: Buffer.concat(out).toString('utf8'),
+          stderr: Buffer.concat(err).toString('utf8'),
+          truncated,
+        });
+      });
+    });
+  }
+}

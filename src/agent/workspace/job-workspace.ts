@@ -1,0 +1,128 @@
+// One job's working copy: a git worktree of the repository's mirror on the job's own branch. The
+// agent's tools write files in `path`; this class turns what they wrote into a commit, a diff and
+// a pushed branch, and removes the worktree afterwards.
+import { rm } from 'node:fs/promises';
+import { type GitContext, runGit } from './git-command.ts';
+import { withMirrorLock } from './mirror-lock.ts';
+
+export interface CommitIdentity {
+  name: string;
+  email: string;
+}
+
+export type CommitResult = { committed: false } | { committed: true; commit: string };
+
+export interface JobWorkspaceInit {
+  context: GitContext;
+  repositoryUrl: string;
+  mirrorPath: string;
+  lockPath: string;
+  path: string;
+  branch: string;
+  baseCommit: string;
+  mirrorCloned: boolean;
+  lockTimeoutMs: number;
+}
+
+/** Longest commit message accepted (it travels in argv; a PR title is far shorter anyway). */
+const MAX_MESSAGE_LENGTH = 16 * 1024;
+
+export class JobWorkspace {
+  /** The worktree's root directory: the only place the agent's tools may touch. */
+  readonly path: string;
+  /** The job's branch, e.g. docwright/fix-typos-3xk9ab12. */
+  readonly branch: string;
+  /** The commit the job's changes are compared with (where the branch left its base). */
+  readonly baseCommit: string;
+  /** True when this job had to clone the repository; false when a cached mirror was fetched. */
+  readonly mirrorCloned: boolean;
+  private readonly init: JobWorkspaceInit;
+
+  constructor(init: JobWorkspaceInit) {
+    this.init = init;
+    this.path = init.path;
+    this.branch = init.branch;
+    this.baseCommit = init.baseCommit;
+    this.mirrorCloned = init.mirrorCloned;
+  }
+
+  private git(args: string[], action: string, okExitCodes?: number[], extraEnv?: Record<string, string>) {
+    return runGit(this.init.context, args, { cwd: this.path, action, unlocked: true, okExitCodes, extraEnv });
+  }
+
+  /**
+   * Commits every change in the worktree (new, edited, deleted, moved files; ignored files stay
+   * out) as `identity`. Nothing changed: no commit, and the result says so.
+   */
+  async commit(identity: CommitIdentity, message: string): Promise<CommitResult> {
+    await this.git(['add', '--all', '--', '.'], 'staging the changes');
+    const staged = await this.git(['diff', '--cached', '--quiet'], 'looking for changes', [1]);
+    if (staged.exitCode === 0) return { committed: false };
+    const text = message.trim().slice(0, MAX_MESSAGE_LENGTH) || 'Update documentation';
+    // The identity comes through the environment, so nothing is written to any config file.
+    const who = {
+      GIT_AUTHOR_NAME: identity.name,
+      GIT_AUTHOR_EMAIL: identity.email,
+      GIT_COMMITTER_NAME: identity.name,
+      GIT_COMMITTER_EMAIL: identity.email,
+    };
+    await this.git(
+      ['commit', '--quiet', '--no-verify', '--no-gpg-sign', '--cleanup=strip', '-m', text],
+      'committing',
+      undefined,
+      who,
+    );
+    const head = await this.git(['rev-parse', 'HEAD'], 'reading the commit');
+    return { committed: true, commit: head.stdout.trim() };
+  }
+
+  /** The branch's changes against its base, as a unified diff (what the pull request shows). */
+  async diff(): Promise<string> {
+    const result = await this.git(
+      ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--find-renames', `${this.baseCommit}...HEAD`],
+      'computing the diff',
+    );
+    return result.stdout;
+  }
+
+  /** Commits on the branch that its base does not have (0: the branch adds nothing). */
+  async commitsAhead(): Promise<number> {
+    const result = await this.git(['rev-list', '--count', `${this.baseCommit}..HEAD`], 'counting commits');
+    return Number(result.stdout.trim());
+  }
+
+  /**
+   * Pushes the branch. To the URL rather than the `origin` remote, so git does not also update
+   * refs/remotes/origin/* in the shared mirror outside the mirror lock. Never forced: a branch
+   * that moved meanwhile is a push_rejected failure, not overwritten.
+   */
+  async push(): Promise<void> {
+    await this.git(
+      ['push', '--quiet', '--no-verify', this.init.repositoryUrl, `HEAD:refs/heads/${this.branch}`],
+      'pushing the branch',
+    );
+  }
+
+  /** Removes the worktree and its local branch (the pushed branch stays on the code host). */
+  async remove(): Promise<void> {
+    const { context, mirrorPath, lockPath, lockTimeoutMs } = this.init;
+    // Removal must happen even when the job was cancelled: run without the job's abort signal.
+    const quiet = { ...context, signal: undefined };
+    await withMirrorLock(
+      lockPath,
+      async () => {
+        await runGit(quiet, ['worktree', 'remove', '--force', this.path], {
+          cwd: mirrorPath,
+          action: 'removing the worktree',
+        }).catch(() => undefined);
+        await rm(this.path, { recursive: true, force: true });
+        await runGit(quiet, ['worktree', 'prune'], { cwd: mirrorPath, action: 'pruning worktrees' });
+        await runGit(quiet, ['branch', '--quiet', '-D', this.branch], {
+          cwd: mirrorPath,
+          action: 'deleting the local branch',
+        }).catch(() => undefined);
+      },
+      { timeoutMs: lockTimeoutMs },
+    );
+  }
+}

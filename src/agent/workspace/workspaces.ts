@@ -1,0 +1,181 @@
+// Opens a job's workspace: refresh the repository's cached mirror (clone the first time, fetch
+// afterwards), then add a worktree on the job's branch. The entry point of src/agent/workspace.
+import { mkdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { WorkspaceFailure } from './failures.ts';
+import { type GitContext, runGit } from './git-command.ts';
+import { GitRunner } from './git-runner.ts';
+import { JobWorkspace } from './job-workspace.ts';
+import {
+  lockPathFor,
+  mirrorPathFor,
+  refreshMirror,
+  remoteDefaultBranch,
+  resolveStartCommit,
+} from './mirror.ts';
+import { withMirrorLock } from './mirror-lock.ts';
+import { checkRefName, checkRepositoryUrl } from './repository-url.ts';
+import { createScrubber, secretsOfAuthorization } from './scrub.ts';
+
+export interface RepositoryAccess {
+  /** https:// URL of the repository, without credentials. */
+  url: string;
+  /**
+   * The ready value of the Authorization header git sends, in the code host's format, e.g.
+   * `Basic base64(x-access-token:TOKEN)` for GitHub or `Bearer TOKEN`. Null for a public repository.
+   */
+  authorization: string | null;
+  /** Further values to keep out of messages (the raw token, when the header encodes it). */
+  secrets?: readonly string[];
+}
+
+export type WorkspaceStart =
+  /** A new branch at `ref` (a branch, tag or commit); the remote's default branch when null. */
+  | { kind: 'new'; ref: string | null }
+  /**
+   * Continue the job's branch as it is on the remote (a follow-up, or a retry after a push); its
+   * changes are compared with `baseRef` (the default branch when null).
+   */
+  | { kind: 'continue'; baseRef: string | null };
+
+export interface OpenWorkspaceInput {
+  repository: RepositoryAccess;
+  /** Names the worktree directory: letters, digits, "_" and "-". */
+  jobId: string;
+  /** The job's branch (see branchName()). */
+  branch: string;
+  start: WorkspaceStart;
+  /** Aborts git commands under way (cancel); the worktree is still removed by remove(). */
+  signal?: AbortSignal;
+}
+
+export interface WorkspacesOptions {
+  /** Mirrors live here, one per repository URL (e.g. <dataDir>/repos). */
+  cacheDir: string;
+  /** Worktrees live here, one per job (e.g. <dataDir>/worktrees). */
+  worktreesDir: string;
+  /** Runs git; tests pass one that records every invocation. */
+  runner?: GitRunner;
+  /** How long a job waits for another job's fetch of the same repository. */
+  lockTimeoutMs?: number;
+}
+
+export class Workspaces {
+  private readonly cacheDir: string;
+  private readonly worktreesDir: string;
+  private readonly runner: GitRunner;
+  private readonly lockTimeoutMs: number;
+
+  constructor(options: WorkspacesOptions) {
+    this.cacheDir = resolve(options.cacheDir);
+    this.worktreesDir = resolve(options.worktreesDir);
+    this.runner = options.runner ?? new GitRunner();
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 10 * 60_000;
+  }
+
+  /** The scrubber for one repository's credential: apply it to anything derived from git output. */
+  static scrubberFor(repository: RepositoryAccess) {
+    return createScrubber([
+      ...secretsOfAuthorization(repository.authorization),
+      ...(repository.secrets ?? []),
+    ]);
+  }
+
+  async open(input: OpenWorkspaceInput): Promise<JobWorkspace> {
+    const url = checkRepositoryUrl(input.repository.url);
+    const authorization = input.repository.authorization;
+    if (authorization !== null && /[\r\n\0]/.test(authorization))
+      throw new WorkspaceFailure('auth', 'The code-host credential is not a valid HTTP header value.');
+    if (!/^[A-Za-z0-9_-]{1,100}$/.test(input.jobId))
+      throw new WorkspaceFailure('git_failed', 'The job id cannot name a directory.');
+    const branch = checkRefName(input.branch, 'branch');
+    const context: GitContext = {
+      runner: this.runner,
+      authorization,
+      scrub: Workspaces.scrubberFor(input.repository),
+      signal: input.signal,
+    };
+    const mirrorPath = mirrorPathFor(this.cacheDir, url);
+    const lockPath = lockPathFor(mirrorPath);
+    const path = join(this.worktreesDir, input.jobId);
+    await mkdir(this.cacheDir, { recursive: true });
+    await mkdir(this.worktreesDir, { recursive: true });
+
+    const { cloned, baseCommit } = await withMirrorLock(
+      lockPath,
+      async () => {
+        const { cloned } = await refreshMirror(context, mirrorPath, url);
+        const { startCommit, baseCommit } = await this.startingPoint(
+          context,
+          mirrorPath,
+          branch,
+          input.start,
+        );
+        await this.addWorktree(context, mirrorPath, path, branch, startCommit);
+        return { cloned, baseCommit };
+      },
+      { timeoutMs: this.lockTimeoutMs, signal: input.signal },
+    );
+    return new JobWorkspace({
+      context,
+      repositoryUrl: url,
+      mirrorPath,
+      lockPath,
+      path,
+      branch,
+      baseCommit,
+      mirrorCloned: cloned,
+      lockTimeoutMs: this.lockTimeoutMs,
+    });
+  }
+
+  private async startingPoint(
+    context: GitContext,
+    mirrorPath: string,
+    branch: string,
+    start: WorkspaceStart,
+  ) {
+    const baseRef = start.kind === 'new' ? start.ref : start.baseRef;
+    const base =
+      baseRef === null ? await remoteDefaultBranch(context, mirrorPath) : checkRefName(baseRef, 'ref');
+    const baseTip = await resolveStartCommit(context, mirrorPath, base);
+    if (start.kind === 'new') return { startCommit: baseTip, baseCommit: baseTip };
+    const tip = await runGit(
+      context,
+      ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}^{commit}`],
+      { cwd: mirrorPath, action: 'finding the branch', okExitCodes: [1] },
+    );
+    if (tip.exitCode !== 0)
+      throw new WorkspaceFailure('ref_not_found', `The branch "${branch}" is not on the code host.`);
+    const startCommit = tip.stdout.trim();
+    // Compared with where the branch left the base, so the diff is the pull request's diff even
+    // when the base has moved on since.
+    const mergeBase = await runGit(context, ['merge-base', baseTip, startCommit], {
+      cwd: mirrorPath,
+      action: 'finding where the branch started',
+      okExitCodes: [1],
+    });
+    return { startCommit, baseCommit: mergeBase.exitCode === 0 ? mergeBase.stdout.trim() : baseTip };
+  }
+
+  private async addWorktree(
+    context: GitContext,
+    mirrorPath: string,
+    path: string,
+    branch: string,
+    startCommit: string,
+  ) {
+    // A worktree left by an earlier attempt of the same job (its worker died) is replaced.
+    await runGit(context, ['worktree', 'remove', '--force', path], {
+      cwd: mirrorPath,
+      action: 'removing an old worktree',
+    }).catch(() => undefined);
+    await rm(path, { recursive: true, force: true });
+    await runGit(context, ['worktree', 'prune'], { cwd: mirrorPath, action: 'pruning worktrees' });
+    // -B: the local branch may survive from that earlier attempt; it is reset to the start.
+    await runGit(context, ['worktree', 'add', '--quiet', '--no-track', '-B', branch, path, startCommit], {
+      cwd: mirrorPath,
+      action: 'checking out the worktree',
+    });
+  }
+}

@@ -208,7 +208,7 @@ interface StopContext {
 }
 
 /** Why the run must stop after these steps, or null to go on. Order matters: see each line. */
-export function decideStop(steps: StepResult<ToolSet>[], context: StopContext): StopReason | null {
+function decideStop(steps: StepResult<ToolSet>[], context: StopContext): StopReason | null {
   const last = steps.at(-1);
   if (last === undefined) return null;
   // A finished run counts as finished even if it also touched a bound on the way.

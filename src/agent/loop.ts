@@ -116,7 +116,7 @@ export async function runAgent(input: RunAgentInput): Promise<AgentOutcome> {
   let forcedFinishIgnored = false;
 
   const judge = (done: StepResult<ToolSet>[]) =>
-    decideStop(done, { limits, usage, abortedBy: abortedBy(), isFailedToolOutput: input.isFailedToolOutput });
+    decideStop(done, { limits, abortedBy: abortedBy(), isFailedToolOutput: input.isFailedToolOutput });
   const stopWhen: StopCondition<ToolSet> = ({ steps: done }) => judge(done) !== null;
 
   // On the last step the bound allows, only finish is offered, so a run cut by max_steps still
@@ -202,7 +202,6 @@ export async function runAgent(input: RunAgentInput): Promise<AgentOutcome> {
 
 interface StopContext {
   limits: AgentLimits;
-  usage: AgentUsage;
   abortedBy: StopReason | null;
   isFailedToolOutput: RunAgentInput['isFailedToolOutput'];
 }

@@ -135,6 +135,9 @@ await forEachBackend('page-view rollups', ({ db, backend }) => {
       ['hour must be a valid Date', { hour: '2025-01-01T10:00:00Z' }],
       ['hour must be within the years 0001 to 9999', { hour: new Date('+010000-01-01T00:00:00Z') }],
       ['path must be a non-empty string', { path: '' }],
+      ['path must be a non-empty string', { path: '/a\u0000b' }],
+      ['agent must be a string', { agent: 7 }],
+      ['verification must be a string', { verification: null }],
       ['projectId must be a non-empty string', { projectId: '' }],
     ];
     for (const [message, change] of bad) {

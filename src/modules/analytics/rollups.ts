@@ -92,13 +92,20 @@ function aggregate(rows: Iterable<PageViewCount>): KeyedCount[] {
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, count]) => count);
 }
 
+/** A string PostgreSQL can store as text: it refuses the NUL character. */
+function isText(value: unknown): value is string {
+  return typeof value === 'string' && !value.includes('\0');
+}
+
 function checked(row: PageViewCount, index: number): KeyedCount {
   const fail = (what: string) => new TypeError(`page views row ${index}: ${what}`);
-  if (typeof row.projectId !== 'string' || row.projectId === '')
-    throw fail('projectId must be a non-empty string');
+  if (!isText(row.projectId) || row.projectId === '') throw fail('projectId must be a non-empty string');
   if (!(row.hour instanceof Date) || Number.isNaN(row.hour.getTime()))
     throw fail('hour must be a valid Date');
-  if (typeof row.path !== 'string' || row.path === '') throw fail('path must be a non-empty string');
+  if (!isText(row.path) || row.path === '') throw fail('path must be a non-empty string');
+  if (row.agent !== undefined && !isText(row.agent)) throw fail('agent must be a string');
+  if (row.verification !== undefined && !isText(row.verification))
+    throw fail('verification must be a string');
   if (!TRAFFIC_CLASSES.includes(row.trafficClass)) throw fail('trafficClass must be human, ai or bot');
   if (!Number.isSafeInteger(row.views) || row.views < 0) throw fail('views must be a non-negative integer');
   const hour = new Date(Math.floor(row.hour.getTime() / HOUR_MS) * HOUR_MS);

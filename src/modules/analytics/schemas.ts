@@ -25,7 +25,7 @@ export const ViewsQuerySchema = Type.Object({
       minimum: 1,
       maximum: MAX_VIEWS_LIMIT,
       default: DEFAULT_VIEWS_LIMIT,
-      description: `Pages per response, 1 to ${MAX_VIEWS_LIMIT}, written in decimal digits.`,
+      description: `Paths per response, 1 to ${MAX_VIEWS_LIMIT}, written in decimal digits.`,
     }),
   ),
   offset: Type.Optional(

@@ -204,3 +204,15 @@ describe('extra lists in the ai.robots.txt robots.json format', () => {
     assert.throws(() => parseRobotsJson({ X: 'y' }, 'list'), /entry "X" must be an object/);
   });
 });
+
+describe('agent summary (for `docwright agents list`)', () => {
+  test('says how each agent can be verified and where it came from', async () => {
+    const { summariseAgents } = await import('../../src/modules/analytics/classification/agent-summary.ts');
+    const rows = summariseAgents(testContext({ extraLists: [EXTRA] }));
+    const gpt = rows.find((row) => row.name === 'GPTBot')!;
+    assert.deepEqual([gpt.verifiedBy, gpt.origin, gpt.ipPrefixes > 0], [['ip_ranges'], 'curated', true]);
+    assert.deepEqual(rows.find((row) => row.name === 'ChatGPT agent')?.verifiedBy, ['web_bot_auth']);
+    assert.deepEqual(rows.find((row) => row.name === 'ClaudeBot')?.verifiedBy, []);
+    assert.equal(rows.find((row) => row.name === 'ExampleCoder')?.origin, EXTRA);
+  });
+});

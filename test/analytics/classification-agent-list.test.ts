@@ -216,3 +216,17 @@ describe('agent summary (for `docwright agents list`)', () => {
     assert.equal(rows.find((row) => row.name === 'ExampleCoder')?.origin, EXTRA);
   });
 });
+
+describe('docs/traffic-classification.md', () => {
+  test('lists every curated agent and every drop reason', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { DROP_REASONS } = await import('../../src/modules/analytics/classification/types.ts');
+    const doc = readFileSync(
+      fileURLToPath(new URL('../../docs/traffic-classification.md', import.meta.url)),
+      'utf8',
+    );
+    for (const agent of loadAgentList())
+      assert.ok(doc.includes(`| ${agent.name} |`), `docs miss ${agent.name}`);
+    for (const reason of DROP_REASONS) assert.ok(doc.includes(`| \`${reason}\` |`), `docs miss ${reason}`);
+  });
+});

@@ -3,6 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { credentialsFromEnvironment, modelEnvironmentVariables, type ProviderCredentials } from '../models/environment.ts';
+import type { ModelProvider } from '../models/model-spec.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -25,6 +27,21 @@ export interface Config {
   jobRateLimitPerHour: number;
   /** Model used by projects that set none, written provider:model; null when unset. */
   defaultModel: string | null;
+  /** API keys and base URLs per model provider (ANTHROPIC_API_KEY, ...). */
+  modelCredentials: Record<ModelProvider, ProviderCredentials>;
+  worker: WorkerConfig;
+  /** Server-wide code-host tokens, used by projects that store none of their own. */
+  codeHostTokens: { github: string | null; gitlab: string | null; gitea: string | null };
+  /** Who the agent's commits are by. */
+  gitAuthor: { name: string; email: string };
+}
+
+export interface WorkerConfig {
+  /** Whether `docwright serve` also runs a job worker (a separate `docwright worker` always does). */
+  inServe: boolean;
+  concurrency: number;
+  leaseMs: number;
+  maxAttempts: number;
 }
 
 /** All problems found, each naming its variable, so an operator fixes them in one go. */
@@ -58,7 +75,7 @@ type Env = Record<string, string | undefined>;
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const problems: string[] = [];
-  const value = (name: keyof typeof CONFIG_VARIABLES) => {
+  const value = (name: keyof typeof CONFIG_VARIABLES | string) => {
     const v = env[name]?.trim();
     return v === undefined || v === '' ? undefined : v;
   };
@@ -100,6 +117,29 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     );
   }
 
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const n = parseInteger(value(name) ?? String(fallback), min, max);
+    if (n === null) problems.push(`${name} must be an integer from ${min} to ${max}; got "${value(name)}".`);
+    return n ?? fallback;
+  };
+  const inServeRaw = (value('DOCWRIGHT_WORKER') ?? 'true').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(inServeRaw)) {
+    problems.push(`DOCWRIGHT_WORKER must be true or false; got "${value('DOCWRIGHT_WORKER')}".`);
+  }
+  const worker: WorkerConfig = {
+    inServe: inServeRaw === 'true' || inServeRaw === '1',
+    concurrency: integer('DOCWRIGHT_WORKER_CONCURRENCY', 2, 1, 64),
+    leaseMs: integer('DOCWRIGHT_JOB_LEASE_SECONDS', 30, 3, 3600) * 1000,
+    maxAttempts: integer('DOCWRIGHT_JOB_MAX_ATTEMPTS', 3, 1, 100),
+  };
+  const gitAuthor = {
+    name: value('DOCWRIGHT_GIT_AUTHOR_NAME') ?? 'docwright',
+    email: value('DOCWRIGHT_GIT_AUTHOR_EMAIL') ?? 'docwright@users.noreply.invalid',
+  };
+  if (!/^[^<>\s@]+@[^<>\s@]+$/.test(gitAuthor.email)) {
+    problems.push(`DOCWRIGHT_GIT_AUTHOR_EMAIL must be an email address; got "${gitAuthor.email}".`);
+  }
+
   let secretKey: Buffer | null = null;
   let secretKeySource: Config['secretKeySource'] = 'environment';
   const rawSecret = value('DOCWRIGHT_SECRET_KEY');
@@ -129,6 +169,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     publicUrl: publicUrl.replace(/\/+$/, ''),
     jobRateLimitPerHour: jobRateLimitPerHour!,
     defaultModel,
+    modelCredentials: credentialsFromEnvironment(env),
+    worker,
+    codeHostTokens: {
+      github: value('GITHUB_TOKEN') ?? null,
+      gitlab: value('GITLAB_TOKEN') ?? null,
+      gitea: value('GITEA_TOKEN') ?? null,
+    },
+    gitAuthor,
   };
 }
 

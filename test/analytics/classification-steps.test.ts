@@ -285,6 +285,14 @@ describe('classifyBatch', () => {
     });
   });
 
+  test('fields of the wrong type are treated as absent instead of throwing', async () => {
+    const odd = { path: 5, userAgent: 7, accept: ['text/markdown'], ip: 1 } as unknown as RequestRecord;
+    assert.deepEqual(await classifyRecord(odd, context), { drop: 'path_missing', step: 'path' });
+    const outcome = await classifyRecord({ ...odd, path: '/x' } as RequestRecord, context);
+    assert.ok(!isDropped(outcome));
+    assert.equal(outcome.agent, 'no-user-agent');
+  });
+
   test('isDropped tells drops from views', async () => {
     assert.equal(isDropped(await classifyRecord({ path: '/a', method: 'PUT' }, context)), true);
     assert.equal(isDropped(await classifyRecord({ path: '/a' }, context)), false);

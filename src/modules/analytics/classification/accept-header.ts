@@ -41,7 +41,7 @@ function weightOf(ranges: MediaRange[], types: readonly string[]): { q: number; 
 const MARKDOWN_TYPES = ['text/markdown', 'text/x-markdown'] as const;
 
 export function prefersMarkdown(accept: string | undefined): boolean {
-  if (accept === undefined || !accept.toLowerCase().includes('markdown')) return false;
+  if (typeof accept !== 'string' || !accept.toLowerCase().includes('markdown')) return false;
   const ranges = parseAccept(accept);
   const markdown = weightOf(ranges, MARKDOWN_TYPES);
   if (markdown === null || markdown.q === 0) return false;

@@ -55,7 +55,8 @@ export class UserAgentClassifier {
   }
 
   classify(userAgent: string | undefined): UserAgentVerdict {
-    const key = userAgent ?? '';
+    // Records are validated upstream; a non-string here is treated as no user agent, not a crash.
+    const key = typeof userAgent === 'string' ? userAgent : '';
     const cached = this.#cache.get(key);
     if (cached !== undefined) return cached;
     this.misses++;

@@ -6,7 +6,7 @@ import { drop, type Step } from './step.ts';
 export const methodStep: Step = {
   name: 'method',
   run({ record }) {
-    const method = (record.method ?? 'GET').trim().toUpperCase();
+    const method = typeof record.method === 'string' ? record.method.trim().toUpperCase() : 'GET';
     if (method === 'GET' || method === 'HEAD') return undefined;
     return drop('method', 'method_not_counted');
   },

@@ -6,7 +6,9 @@ import { drop, type Step } from './step.ts';
 export const pathStep: Step = {
   name: 'path',
   run({ record }) {
-    const result = normalisePath(record.path ?? record.url);
+    const target =
+      typeof record.path === 'string' ? record.path : typeof record.url === 'string' ? record.url : undefined;
+    const result = normalisePath(target);
     if (!result.ok) return drop('path', result.reason);
     return { path: result.path, markdown: result.markdown };
   },

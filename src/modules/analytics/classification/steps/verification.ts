@@ -17,7 +17,7 @@ import type { PipelineState, Step, StepOutput } from './step.ts';
 
 export function ipEvidence(agent: Agent | null | undefined, ip: string | undefined): IpEvidence {
   if (!agent?.ranges) return 'no_ranges';
-  if (ip === undefined || ip.trim() === '') return 'no_ip';
+  if (typeof ip !== 'string' || ip.trim() === '') return 'no_ip';
   let address = ip.trim();
   // IPv4 clients seen through an IPv6 socket arrive as ::ffff:a.b.c.d.
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);

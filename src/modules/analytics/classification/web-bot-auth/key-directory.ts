@@ -135,8 +135,6 @@ export class KeyDirectoryCache {
   readonly #now: () => number;
   readonly #entries: LruCache<string, DirectoryState>;
   readonly #inflight = new Map<string, Promise<DirectoryState>>();
-  /** Number of directory requests actually sent; tests use it to see caching and coalescing. */
-  fetchCount = 0;
 
   constructor(options: KeyDirectoryOptions = {}) {
     this.#fetch = options.fetch ?? ((url, init) => fetch(url, init));
@@ -221,7 +219,6 @@ export class KeyDirectoryCache {
     const url = new URL(DIRECTORY_PATH, origin);
     await this.#checkTarget(url);
     const signal = AbortSignal.timeout(this.#timeoutMs);
-    this.fetchCount++;
     let response: Response;
     try {
       response = await this.#fetch(url.href, {

@@ -6,7 +6,6 @@ import {
   type Dictionary,
   type InnerList,
   type Item,
-  isInnerList,
   parseDictionary,
   StructuredFieldError,
   serializeItem,
@@ -107,8 +106,4 @@ export function buildSignatureBase(signatureParams: InnerList, request: SignedRe
   }
   lines.push(`"@signature-params": ${serializeMember(signatureParams)}`);
   return lines.join('\n');
-}
-
-export function isCoveredList(member: unknown): member is InnerList {
-  return typeof member === 'object' && member !== null && isInnerList(member as InnerList);
 }

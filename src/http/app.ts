@@ -11,6 +11,7 @@ import type { App, AppContext } from './context.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { registerHealthRoutes } from './health.ts';
 import { registerOpenApi } from './openapi.ts';
+import { checkQueryText, queryTextRulesOf } from './query-text.ts';
 import { validatorCompiler } from './validation.ts';
 
 export interface BuildAppOptions extends AppContext {
@@ -47,6 +48,15 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     if (isApiPath(request.url) && request.routeOptions.url !== undefined) {
       await authenticate(context.db, request);
     }
+  });
+
+  // Ajv would read "1e2" as 100 and a repeated parameter as an array: refuse both, on every route,
+  // before validation, from what each route's querystring schema declares.
+  app.addHook('onRoute', (route) => {
+    const rules = queryTextRulesOf(route.schema?.querystring);
+    if (rules === null) return;
+    const existing = route.preValidation;
+    route.preValidation = [...(existing ? [existing].flat() : []), checkQueryText(rules)];
   });
 
   installErrorHandling(app);

@@ -3,7 +3,7 @@
 // parameter as an array; a client sending those almost certainly meant something else, so they
 // are refused here with a message naming the parameter instead of being silently reinterpreted.
 import type { FastifyRequest } from 'fastify';
-import { httpErrors } from '../../http/errors.ts';
+import { httpErrors } from './errors.ts';
 
 const DECIMAL_INTEGER = /^-?[0-9]+$/;
 
@@ -12,6 +12,22 @@ export interface QueryTextRules {
   single: readonly string[];
   /** Integer parameters: must be written in decimal digits (range checks stay with the schema). */
   integers: readonly string[];
+}
+
+/**
+ * The rules a route's querystring schema implies: every declared parameter at most once, and
+ * integer parameters in decimal digits. Installed for every route by app.ts.
+ */
+export function queryTextRulesOf(querystring: unknown): QueryTextRules | null {
+  const properties = (querystring as { properties?: Record<string, { type?: unknown }> } | undefined)
+    ?.properties;
+  if (!properties) return null;
+  return {
+    single: Object.keys(properties),
+    integers: Object.entries(properties)
+      .filter(([, schema]) => schema.type === 'integer')
+      .map(([name]) => name),
+  };
 }
 
 export function checkQueryText(rules: QueryTextRules) {

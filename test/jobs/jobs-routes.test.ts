@@ -247,6 +247,8 @@ await forEachBackend('agent job routes', ({ db }) => {
         ['limit=0', 'limit'],
         ['limit=101', 'limit'],
         ['limit=abc', 'limit'],
+        ['limit=1e1', 'limit'],
+        ['limit=5&limit=6', 'limit'],
         ['cursor=nonsense', 'cursor'],
       ]) {
         const res = await get(`/jobs?${query}`);

@@ -2,7 +2,6 @@
 import { Type } from 'typebox';
 import type { App, AppContext } from '../../http/context.ts';
 import { errorResponses } from '../../http/openapi.ts';
-import { checkQueryText } from './query-text.ts';
 import { MAX_VIEWS_LIMIT, type PageViewReport, PageViewReportSchema, ViewsQuerySchema } from './schemas.ts';
 import { exportPageViews } from './views.ts';
 
@@ -21,10 +20,6 @@ export function registerAnalyticsRoutes(app: App, context: AppContext): void {
     '/v1/analytics/:projectId/views',
     {
       config: { access: 'read' },
-      preValidation: checkQueryText({
-        single: ['dateFrom', 'dateTo', 'limit', 'offset'],
-        integers: ['limit', 'offset'],
-      }),
       schema: {
         tags,
         security,

@@ -1,0 +1,129 @@
+// The agent's toolbox for one worktree: the plain tool functions behind one entry point that
+// serialises calls, turns refusals into answers for the model, and reports an event per call; and
+// the same tools as AI SDK tools for the loop. Their output is a ToolResult ({ok, text}); the
+// model reads only the text, and the loop tells a refused call by isFailedToolOutput. The loop
+// stops on the finish tool; finished() holds what it recorded.
+import { jsonSchema, type ToolSet, tool } from 'ai';
+import { GitRunner } from '../workspace/git-runner.ts';
+import { createFileTool } from './create-file.ts';
+import { deleteFileTool } from './delete-file.ts';
+import { editFileTool } from './edit-file.ts';
+import { finishTool } from './finish.ts';
+import { Guards, isToolRefusal } from './guards.ts';
+import { listFiles } from './list-files.ts';
+import { moveFileTool } from './move-file.ts';
+import { readFileTool } from './read-file.ts';
+import { searchTool } from './search.ts';
+import {
+  type FinishRecord,
+  failure,
+  type ToolContext,
+  type ToolEvent,
+  type ToolResult,
+} from './tool-context.ts';
+import { TOOL_DEFINITIONS, type ToolName } from './tool-definitions.ts';
+
+const IMPLEMENTATIONS: Record<ToolName, (context: ToolContext, input: unknown) => Promise<ToolResult>> = {
+  list_files: listFiles,
+  read_file: readFileTool,
+  search: searchTool,
+  create_file: createFileTool,
+  edit_file: editFileTool,
+  delete_file: deleteFileTool,
+  move_file: moveFileTool,
+  finish: finishTool,
+};
+
+export interface AgentToolsOptions {
+  /** The job's worktree: the only directory the tools touch. */
+  root: string;
+  /** The project's deny list (globs); DEFAULT_DENY_GLOBS when not given. .git is always refused. */
+  denyGlobs?: readonly string[];
+  runner?: GitRunner;
+  /** Told about every call (tool, path, ok); for the job's events. Never given file contents. */
+  onEvent?: (event: ToolEvent) => void | Promise<void>;
+}
+
+export interface AgentToolbox {
+  /** The tools for generateText / streamText. */
+  tools: ToolSet;
+  /** Runs one tool by name, exactly as the model's call would. */
+  run(name: string, input: unknown): Promise<ToolResult>;
+  /** The finish tool's record, once the agent has called it. */
+  finished(): FinishRecord | null;
+  guards: Guards;
+}
+
+const MAX_EVENT_TEXT = 200;
+
+/** For the loop: whether a tool's output is a refusal (the call changed nothing). */
+export function isFailedToolOutput(_toolName: string, output: unknown): boolean {
+  return typeof output === 'object' && output !== null && (output as { ok?: unknown }).ok === false;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > MAX_EVENT_TEXT ? `${line.slice(0, MAX_EVENT_TEXT)}…` : line;
+}
+
+/** The path the model asked about, for an event when the call failed before normalising it. */
+function requestedPath(input: unknown, field: string): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const value = (input as Record<string, unknown>)[field];
+  return typeof value === 'string' ? value.slice(0, MAX_EVENT_TEXT) : undefined;
+}
+
+/** File-system errors the model may cause or at least should hear about (e.g. a full disk). */
+function fileSystemMessage(error: unknown): string | null {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) return null;
+  return `The file system refused the operation (${code}).`;
+}
+
+export async function createAgentTools(options: AgentToolsOptions): Promise<AgentToolbox> {
+  const guards = await Guards.create(options.root, options.denyGlobs);
+  const context: ToolContext = { guards, git: options.runner ?? new GitRunner(), finish: null };
+  // The AI SDK runs the tool calls of one step in parallel; files are changed one call at a time.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const execute = async (name: string, input: unknown): Promise<ToolResult> => {
+    const implementation = IMPLEMENTATIONS[name as ToolName];
+    if (!implementation) return failure(`There is no tool named "${name}".`);
+    let result: ToolResult;
+    try {
+      result = await implementation(context, input);
+    } catch (error) {
+      const message = isToolRefusal(error) ? error.message : fileSystemMessage(error);
+      if (message === null) throw error;
+      const path = requestedPath(input, name === 'move_file' ? 'from' : 'path');
+      result = failure(message, path, name === 'move_file' ? requestedPath(input, 'to') : undefined);
+    }
+    const event: ToolEvent = { tool: name, ok: result.ok };
+    if (result.path !== undefined) event.path = result.path;
+    if (result.to !== undefined) event.to = result.to;
+    if (!result.ok) event.error = firstLine(result.text);
+    await options.onEvent?.(event);
+    return result;
+  };
+
+  const run = (name: string, input: unknown): Promise<ToolResult> => {
+    const next = queue.then(() => execute(name, input));
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  const tools: ToolSet = {};
+  for (const [name, definition] of Object.entries(TOOL_DEFINITIONS)) {
+    tools[name] = tool({
+      description: definition.description,
+      inputSchema: jsonSchema<Record<string, unknown>>(definition.inputSchema),
+      execute: (input: Record<string, unknown>) => run(name, input),
+      // The model reads the text; a refusal goes as an error result, which providers mark as such
+      // (Anthropic's is_error), so the model knows its call did nothing.
+      toModelOutput: ({ output }) =>
+        output.ok ? { type: 'text', value: output.text } : { type: 'error-text', value: output.text },
+    });
+  }
+
+  return { tools, run, finished: () => context.finish, guards };
+}

@@ -86,7 +86,12 @@ export interface HttpFailure {
 /** A CodeHostError for an HTTP answer, with a message that says what failed and what it likely means. */
 export function httpFailure(failure: HttpFailure): CodeHostError {
   const { host, action, status, hostMessage } = failure;
-  const said = hostMessage ? `${status} ${hostMessage}` : `${status}`;
+  // GitLab's messages already start with the status ("401 Unauthorized").
+  const said = !hostMessage
+    ? `${status}`
+    : hostMessage.startsWith(`${status} `)
+      ? hostMessage
+      : `${status} ${hostMessage}`;
   let message: string;
   if (failure.retryable && (status === 403 || status === 429)) {
     message = `${host} rate-limited the request to ${action} (${said}); it did not clear in time.`;

@@ -43,11 +43,31 @@ export function toCodeHostError(
         host: 'GitLab',
         action,
         status: response.status,
-        hostMessage: scrubber.scrub(error.message).slice(0, 500),
+        hostMessage: scrubber.scrub(readableMessage(error.message)).slice(0, 500),
         ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }),
       });
     }
   }
   const failure = networkFailure('GitLab', action, apiUrl, error);
   return new CodeHostError(failure.code, scrubber.scrub(failure.message), { retryable: failure.retryable });
+}
+
+/** gitbeaker JSON-encodes a message that GitLab sent as a list (validation errors); join it back. */
+function readableMessage(message: string): string {
+  if (!message.startsWith('[') && !message.startsWith('{')) return message;
+  try {
+    const parsed: unknown = JSON.parse(message);
+    if (Array.isArray(parsed)) return parsed.map(String).join('; ');
+    if (parsed && typeof parsed === 'object') {
+      return Object.entries(parsed)
+        .map(
+          ([field, problems]) =>
+            `${field} ${Array.isArray(problems) ? problems.join(', ') : String(problems)}`,
+        )
+        .join('; ');
+    }
+  } catch {
+    // Not JSON after all: keep it as it came.
+  }
+  return message;
 }

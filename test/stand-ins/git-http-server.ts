@@ -53,6 +53,11 @@ export interface GitHttpServerOptions {
   readOnlyAuthorization?: string;
   /** Where the bare repositories live; a new directory under /dev/shm by default. */
   root?: string;
+  /**
+   * Echo the Authorization header it got in the text of its 403 answer (git prints such text as
+   * "remote: ..."), as a careless server might: for testing that clients scrub what they surface.
+   */
+  reflectAuthorization?: boolean;
 }
 
 export interface GitHttpServer {
@@ -138,6 +143,29 @@ export async function createBareRepo(
   return bare;
 }
 
+/**
+ * An ordinary (non-bare) repository at `dir` with `files` committed: a stand-in worktree for
+ * tests of the agent's tools, which need git's index (ls-files, grep) but no server.
+ */
+export async function createCheckout(
+  dir: string,
+  files: Record<string, string> = SAMPLE_DOCS,
+): Promise<string> {
+  await git(['init', '--quiet', '--initial-branch=main', dir], dirname(dir));
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), content);
+  }
+  await git(['add', '--all'], dir);
+  await git(['commit', '--quiet', '-m', 'Initial docs'], dir, {
+    GIT_AUTHOR_NAME: 'Seed',
+    GIT_AUTHOR_EMAIL: 'seed@example.test',
+    GIT_COMMITTER_NAME: 'Seed',
+    GIT_COMMITTER_EMAIL: 'seed@example.test',
+  });
+  return dir;
+}
+
 /** git http-backend's answer: CGI headers, a blank line, then the body. */
 function splitCgiHead(buffer: Buffer): { head: string; body: Buffer } | null {
   const crlf = buffer.indexOf('\r\n\r\n');
@@ -186,7 +214,8 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
       record(403);
       req.resume();
       res.writeHead(403, { 'Content-Type': 'text/plain' });
-      res.end('Write access to this repository is not granted\n');
+      const reflected = options.reflectAuthorization ? ` to the holder of "${given}"` : '';
+      res.end(`Write access to this repository is not granted${reflected}\n`);
       return;
     }
 

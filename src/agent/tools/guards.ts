@@ -109,16 +109,28 @@ export class Guards {
   }
 
   /**
-   * Resolves a requested path to one inside the worktree. `followFinal` says whether a symlink at
-   * the path itself is followed (reading, editing) or is itself the object (delete, move: the
-   * link is removed or renamed, its target untouched). Missing components are allowed (a file to
-   * create); the nearest existing ancestor decides where the path really is.
+   * Resolves a requested path to one inside the worktree. Missing components are allowed (a file
+   * to create): the nearest existing ancestor decides where the path really is. A symbolic link
+   * that leads outside (or nowhere) is refused for every operation. `followFinal` says whether a
+   * link at the path itself is then followed (read, edit) or is itself the object (delete, move:
+   * the link is removed or renamed, its target untouched).
    */
   async resolve(input: string, options: { followFinal: boolean; what?: string }): Promise<ResolvedPath> {
     const relative = this.checkRequestedPath(input, options.what);
     const parts = relative.split('/');
-    // The nearest existing ancestor, or the path itself when it exists (and is to be followed).
-    let existing = options.followFinal ? parts.length : parts.length - 1;
+    const followed = await this.physical(input, parts, parts.length);
+    if (options.followFinal) return { relative, absolute: followed };
+    const parent = await this.physical(input, parts, parts.length - 1);
+    return { relative, absolute: [parent, parts[parts.length - 1]].join(sep) };
+  }
+
+  /**
+   * The physical path of the first `count` components of `parts`: the real path of their nearest
+   * existing ancestor (symlinks resolved), which must be inside the root and pass the rules, plus
+   * the components that do not exist yet.
+   */
+  private async physical(input: string, parts: readonly string[], count: number): Promise<string> {
+    let existing = count;
     let real: string | null = null;
     for (; existing >= 0; existing--) {
       const candidate = [this.root, ...parts.slice(0, existing)].join(sep);
@@ -129,7 +141,9 @@ export class Guards {
         const code = (error as NodeJS.ErrnoException).code;
         // A dangling symlink: its target does not exist, but where it points still matters.
         if (code === 'ENOENT' && (await isSymlink(candidate)))
-          throw new ToolRefusal(`"${input}" is a symbolic link to a missing target; it cannot be used.`);
+          throw new ToolRefusal(
+            `"${input}" goes through a symbolic link to a missing target; it cannot be used.`,
+          );
         if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
       }
     }
@@ -138,12 +152,12 @@ export class Guards {
       throw new ToolRefusal(
         `"${input}" leads outside the repository through a symbolic link; it cannot be used.`,
       );
-    const rest = parts.slice(existing);
+    const rest = parts.slice(existing, count);
     const realRelative = [relativePath(this.root, real).split(sep).join('/'), ...rest]
       .filter(Boolean)
       .join('/');
-    if (realRelative !== relative) this.checkRules(realRelative, input);
-    return { relative, absolute: [real, ...rest].join(sep) };
+    if (realRelative !== parts.slice(0, count).join('/')) this.checkRules(realRelative, input);
+    return [real, ...rest].join(sep);
   }
 
   /** Refuses a file too large to read or edit, given its size in bytes. */

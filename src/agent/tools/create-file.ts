@@ -15,6 +15,15 @@ export async function createFileTool(context: ToolContext, rawInput: unknown): P
   context.guards.checkWritableContent(file.relative, content);
   try {
     await mkdir(dirname(file.absolute), { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR')
+      throw new ToolRefusal(
+        `"${file.relative}" cannot be created: a file stands where a directory is needed.`,
+      );
+    throw error;
+  }
+  try {
     // "wx" (O_CREAT | O_EXCL) fails on any existing entry, a symbolic link included.
     await writeFile(file.absolute, content, { flag: 'wx' });
   } catch (error) {

@@ -29,7 +29,9 @@ export async function readFileTool(context: ToolContext, rawInput: unknown): Pro
     body = numberLines(lines.slice(startLine - 1, last), startLine);
   }
   const header = `${file.relative} (lines ${startLine}-${last} of ${total})`;
+  // The hint only when the answer stops short of what was asked (all of it, or up to end_line).
+  const wanted = Math.min(endLine ?? total, total);
   const more =
-    last < total ? `\n[more lines follow: call read_file with start_line=${last + 1} to continue]` : '';
+    last < wanted ? `\n[more lines follow: call read_file with start_line=${last + 1} to continue]` : '';
   return success(`${header}\n${body}${more}`, file.relative);
 }

@@ -25,4 +25,13 @@ export interface ServeExtension {
   start(context: ServeContext): Promise<StartedServeExtension>;
 }
 
-export const SERVE_EXTENSIONS: ServeExtension[] = [];
+// Loaded lazily: the agent's dependencies (AI SDK, code-host clients) would slow every other command.
+export const SERVE_EXTENSIONS: ServeExtension[] = [
+  {
+    name: 'job worker',
+    async start(context) {
+      const { jobWorkerExtension } = await import('./job-worker.ts');
+      return jobWorkerExtension.start(context);
+    },
+  },
+];

@@ -6,6 +6,7 @@ import { CONFIG_VARIABLES } from '../../config/config.ts';
 import { registerKeyCommands } from './keys-commands.ts';
 import { registerProjectCommands } from './projects-commands.ts';
 import { registerMigrateCommand, registerServeCommand } from './serve-command.ts';
+import { registerWorkerCommand } from './worker-command.ts';
 
 export function buildProgram(): Command {
   const program = new Command('docwright')
@@ -23,10 +24,11 @@ export function buildProgram(): Command {
 
   registerServeCommand(program);
   registerMigrateCommand(program);
+  registerWorkerCommand(program);
   registerProjectCommands(program);
   registerKeyCommands(program);
   // Commands that later work adds register here, one file each under src/main/cli/:
-  //   worker, import-logs, agents list, jobs ..., views.
+  //   import-logs, agents list, jobs ..., views.
   // If they touch the database, write their handlers under src/main/commands/ and list them in
   // src/main/commands/registry.ts so they also work while `docwright serve` holds the data directory.
 

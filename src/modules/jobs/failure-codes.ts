@@ -8,6 +8,8 @@ export const JOB_FAILURE_CODES = {
   model_error:
     "The model provider refused the request for a reason retrying cannot fix; the message is the provider's, without secrets.",
   worker_lost: 'The worker running the job stopped (crash, kill) too many times; the job was not finished.',
+  limit_reached:
+    'The agent hit a bound of its run (steps, tokens, wall time, or a repeated failing action) before changing any file. When files had changed, the work is published instead and the job completes, saying which bound stopped it.',
   repository_unavailable:
     'The repository could not be fetched (not found, unreachable, or the token cannot read it).',
   push_rejected:

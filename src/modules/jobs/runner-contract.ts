@@ -9,6 +9,8 @@ export interface JobRunInput {
   project: Project;
   /** Every prompt the job received, oldest first; the last is the one to act on now. */
   prompts: string[];
+  /** Earlier runs of this job (follow-ups): each prompt with the summary its run ended with. */
+  history: { prompt: string; summary: string | null; stoppedBy: string | null }[];
   /** 1 on the first try; more when an earlier worker died while running it. */
   attempt: number;
   /** Aborted on cancel, on a lost lease, and on shutdown: stop promptly and return. */

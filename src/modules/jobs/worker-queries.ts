@@ -140,3 +140,16 @@ export async function selectPrompts(
     [jobId],
   );
 }
+
+/** The events that start and end runs, oldest first: enough to pair each prompt with its summary. */
+export async function selectRunEvents(
+  db: Queryable,
+  jobId: string,
+): Promise<{ type: string; data: { summary?: string; stopReason?: string } }[]> {
+  return db.query(
+    `SELECT type, data FROM job_events
+      WHERE job_id = $1 AND type IN ('created', 'message', 'completed', 'failed')
+      ORDER BY id`,
+    [jobId],
+  );
+}

@@ -21,6 +21,7 @@ import {
   renewLease,
   selectJobStatus,
   selectPrompts,
+  selectRunEvents,
   updateJobBranch,
 } from './worker-queries.ts';
 
@@ -188,10 +189,12 @@ export class JobWorker {
       log.info('job started');
       const project = await getProject(db, job.project_id);
       const prompts = (await selectPrompts(db, job.id)).map((p) => p.prompt);
+      const history = historyOf(prompts, await selectRunEvents(db, job.id));
       result = await runner({
         job,
         project,
         prompts,
+        history,
         attempt: job.attempts,
         signal: run.controller.signal,
         event: (type, data = {}) => insertEvent(db, job.id, type, data),
@@ -237,7 +240,7 @@ export class JobWorker {
         result.status,
         result.status === 'failed'
           ? { code: result.code, message: result.message }
-          : { prLink: result.prLink, stopReason: result.stopReason },
+          : { prLink: result.prLink, stopReason: result.stopReason, summary: result.summary },
       );
       return row;
     });
@@ -247,4 +250,28 @@ export class JobWorker {
     }
     log.info({ status: result.status }, 'job finished');
   }
+}
+
+/**
+ * Pairs each earlier prompt with the summary of the run that answered it: a run starts at a
+ * created or message event and ends at the next completed or failed one.
+ */
+export function historyOf(
+  prompts: string[],
+  events: { type: string; data: { summary?: string; stopReason?: string } }[],
+): { prompt: string; summary: string | null; stoppedBy: string | null }[] {
+  const runs: { summary: string | null; stoppedBy: string | null }[] = [];
+  for (const event of events) {
+    if (event.type === 'created' || event.type === 'message') runs.push({ summary: null, stoppedBy: null });
+    else if (runs.length > 0) {
+      const run = runs[runs.length - 1]!;
+      run.summary ??= event.data.summary ?? null;
+      run.stoppedBy ??= event.data.stopReason ?? null;
+    }
+  }
+  return prompts.slice(0, -1).map((prompt, i) => ({
+    prompt,
+    summary: runs[i]?.summary ?? null,
+    stoppedBy: runs[i]?.stoppedBy ?? null,
+  }));
 }

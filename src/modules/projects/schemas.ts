@@ -21,6 +21,18 @@ export const ProjectSettingsSchema = Type.Object(
     maxSteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
     maxTotalTokens: Type.Optional(Type.Integer({ minimum: 1000 })),
     wallTimeSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 86_400 })),
+    githubAppId: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]+$',
+        description: 'GitHub App id, when the project pushes as a GitHub App.',
+      }),
+    ),
+    githubAppInstallationId: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]+$',
+        description: "The App's installation id on the repository's owner.",
+      }),
+    ),
     allowedOrigins: Type.Optional(
       Type.Array(Type.String({ pattern: '^https?://[^/]+$' }), {
         description: 'Origins allowed to send page views from the browser script.',

@@ -1,0 +1,234 @@
+// Runs one agent job end to end: credentials → workspace (mirror + worktree on the job's branch)
+// → the model's tool loop → commit → push → pull request. Returns the outcome for the worker to
+// record; every failure becomes a job failure code with a message that names the cause and holds
+// no secret. The worktree is always removed; what was pushed stays on the code host.
+import { join } from 'node:path';
+import { type CodeHost, CodeHostError, type CodeHostOptions } from '../code-hosts/contract.ts';
+import { createCodeHost } from '../code-hosts/factory.ts';
+import type { Config } from '../config/config.ts';
+import type { Database } from '../db/database.ts';
+import { ModelFailure } from '../models/errors.ts';
+import type { ModelOptions } from '../models/providers.ts';
+import type { JobFailureCode } from '../modules/jobs/failure-codes.ts';
+import type { JobRunInput, JobRunner, JobRunResult } from '../modules/jobs/runner-contract.ts';
+import type { Logger } from '../util/logger.ts';
+import {
+  buildAgentInstructions,
+  REPOSITORY_INSTRUCTION_FILES,
+  type RepositoryInstructions,
+} from './instructions.ts';
+import { jobCodeHostCredentials, jobModel } from './job-credentials.ts';
+import { type AgentLimits, DEFAULT_AGENT_LIMITS, resolveAgentLimits } from './limits.ts';
+import { type AgentOutcome, runAgent, type StopReason } from './loop.ts';
+import { commitMessage, pullRequestBody, pullRequestTitle, stopNote } from './pull-request-text.ts';
+import { createAgentTools, isFailedToolOutput } from './tools/agent-tools.ts';
+import { DEFAULT_DENY_GLOBS, type Guards, isToolRefusal } from './tools/guards.ts';
+import { readTextFile } from './tools/text-file.ts';
+import { branchName } from './workspace/branch-name.ts';
+import { WorkspaceFailure } from './workspace/failures.ts';
+import type { JobWorkspace } from './workspace/job-workspace.ts';
+import { Workspaces } from './workspace/workspaces.ts';
+
+export interface AgentRunnerOptions {
+  db: Database;
+  config: Pick<
+    Config,
+    | 'dataDir'
+    | 'secretKey'
+    | 'defaultModel'
+    | 'modelCredentials'
+    | 'codeHostTokens'
+    | 'gitAuthor'
+    | 'publicUrl'
+  >;
+  logger: Logger;
+  workspaces?: Workspaces;
+  /** Builds the code-host adapter; tests point it at their fakes. */
+  codeHost?: (options: CodeHostOptions) => CodeHost;
+  model?: ModelOptions;
+  /** Server defaults for the run's bounds; projects override them. */
+  limits?: AgentLimits;
+  streaming?: boolean;
+  /** Keeps the job's diff after the worktree is gone (the diff endpoint reads it). */
+  saveDiff?: (jobId: string, diff: string) => Promise<void>;
+}
+
+const BOUNDS: readonly StopReason[] = ['max_steps', 'max_tokens', 'wall_time', 'stuck', 'no_more_tool_calls'];
+
+export function createAgentRunner(options: AgentRunnerOptions): JobRunner {
+  const workspaces =
+    options.workspaces ??
+    new Workspaces({
+      cacheDir: join(options.config.dataDir, 'repos'),
+      worktreesDir: join(options.config.dataDir, 'worktrees'),
+    });
+  const makeCodeHost = options.codeHost ?? createCodeHost;
+  return (input) => runJob(input, { ...options, workspaces, makeCodeHost });
+}
+
+async function runJob(
+  input: JobRunInput,
+  options: AgentRunnerOptions & { workspaces: Workspaces; makeCodeHost: (o: CodeHostOptions) => CodeHost },
+): Promise<JobRunResult> {
+  const { job, project, prompts, signal } = input;
+  const { db, config } = options;
+  const prompt = prompts.at(-1) ?? job.prompt;
+  let workspace: JobWorkspace | null = null;
+  let usage: AgentOutcome['usage'] | null = null;
+  let branch: string | null = job.branch;
+  try {
+    const { resolved } = await jobModel(db, config, project, job.model, {
+      ...options.model,
+      onRetry: (retry) => void input.event('model_retry', { ...retry }).catch(() => {}),
+    });
+    const codeHost = options.makeCodeHost({
+      kind: project.codeHost.kind,
+      baseUrl: project.codeHost.baseUrl,
+      credentials: await jobCodeHostCredentials(db, config, project),
+    });
+    const header = await codeHost.gitAuthHeader(signal);
+    const authorization = header.replace(/^Authorization:\s*/i, '');
+
+    branch = job.branch ?? branchName(prompts[0] ?? prompt, job.id);
+    await input.setBranch(branch);
+    workspace = await openWorkspace(options.workspaces, input, branch, authorization);
+    await input.event('workspace', {
+      branch,
+      base: job.source_ref,
+      mirror: workspace.mirrorCloned ? 'cloned' : 'fetched',
+    });
+
+    const toolbox = await createAgentTools({
+      root: workspace.path,
+      denyGlobs: [...DEFAULT_DENY_GLOBS, ...(project.settings.deniedPaths ?? [])],
+      onEvent: (event) => input.event('tool_call', { ...event }).catch(() => {}),
+    });
+    const instructions = buildAgentInstructions({
+      prompt,
+      repositoryInstructions: await repositoryInstructions(toolbox.guards),
+      history: input.history,
+    });
+    const outcome = await runAgent({
+      model: resolved.model,
+      modelName: resolved.name,
+      tools: toolbox.tools,
+      instructions,
+      limits: resolveAgentLimits(project.settings, options.limits ?? DEFAULT_AGENT_LIMITS),
+      signal,
+      streaming: options.streaming ?? false,
+      isFailedToolOutput,
+      onStep: (step) =>
+        input
+          .event('step', { step: step.step, usage: step.usage, tools: step.toolCalls.length })
+          .catch(() => {}),
+    });
+    usage = outcome.usage;
+    if (outcome.stoppedBy === 'cancelled') {
+      return { status: 'failed', code: 'cancelled', message: 'Cancelled while running.', usage };
+    }
+
+    const title = pullRequestTitle(outcome.title, prompt);
+    const commit = await workspace.commit(config.gitAuthor, commitMessage(title, outcome.summary));
+    if (commit.committed) await input.event('committed', { commit: commit.commit });
+    if ((await workspace.commitsAhead()) === 0) {
+      if (BOUNDS.includes(outcome.stoppedBy) && outcome.stoppedBy !== 'no_more_tool_calls') {
+        return {
+          status: 'failed',
+          code: 'limit_reached',
+          message: `${stopNote(outcome.stoppedBy)} No file had changed, so there is nothing to review.`,
+          usage,
+          stopReason: outcome.stoppedBy,
+          summary: outcome.summary ?? null,
+        };
+      }
+      return {
+        status: 'completed',
+        prLink: null,
+        branch: null,
+        summary: outcome.summary ?? outcome.finalText ?? null,
+        stopReason: outcome.stoppedBy,
+        usage,
+      };
+    }
+    await options.saveDiff?.(job.id, await workspace.diff());
+    await workspace.push();
+    await input.event('pushed', { branch });
+    const pr = await codeHost.openOrUpdatePullRequest({
+      repositoryUrl: job.source_repository,
+      head: branch,
+      base: job.source_ref,
+      title,
+      body: pullRequestBody({
+        summary: outcome.summary,
+        stoppedBy: outcome.stoppedBy,
+        prompts,
+        jobId: job.id,
+        jobUrl: `${config.publicUrl}/v2/agent/${project.id}/job/${job.id}`,
+      }),
+      draft: project.settings.draftPullRequests ?? false,
+      signal,
+    });
+    await input.event('pull_request', { url: pr.url, number: pr.number, reused: pr.reused });
+    const note = stopNote(outcome.stoppedBy);
+    return {
+      status: 'completed',
+      prLink: pr.url,
+      branch,
+      summary: [outcome.summary?.trim(), note].filter(Boolean).join('\n\n') || null,
+      stopReason: outcome.stoppedBy,
+      usage,
+    };
+  } catch (error) {
+    if (signal.aborted) return { status: 'failed', code: 'cancelled', message: 'Stopped while running.' };
+    const failure = asFailure(error);
+    if (failure === null) throw error;
+    options.logger.warn({ jobId: job.id, code: failure.code }, 'job failed');
+    return { status: 'failed', code: failure.code, message: failure.message, usage, branch };
+  } finally {
+    await workspace?.remove().catch((error) => {
+      options.logger.warn({ err: error, jobId: job.id }, 'could not remove the worktree');
+    });
+  }
+}
+
+/** A follow-up or a retry continues the job's branch when the code host has it. */
+async function openWorkspace(
+  workspaces: Workspaces,
+  input: JobRunInput,
+  branch: string,
+  authorization: string,
+): Promise<JobWorkspace> {
+  const { job, signal } = input;
+  const repository = { url: job.source_repository, authorization };
+  const open = (start: Parameters<Workspaces['open']>[0]['start']) =>
+    workspaces.open({ repository, jobId: job.id, branch, start, signal });
+  if (job.branch === null) return open({ kind: 'new', ref: job.source_ref });
+  try {
+    return await open({ kind: 'continue', baseRef: job.source_ref });
+  } catch (error) {
+    if (error instanceof WorkspaceFailure && error.kind === 'ref_not_found') {
+      return open({ kind: 'new', ref: job.source_ref });
+    }
+    throw error;
+  }
+}
+
+/** .docwright/AGENTS.md, else AGENTS.md, read through the same guards as the agent's tools. */
+async function repositoryInstructions(guards: Guards): Promise<RepositoryInstructions | null> {
+  for (const path of REPOSITORY_INSTRUCTION_FILES) {
+    try {
+      const { file, text } = await readTextFile(guards, path);
+      return { path: file.relative, content: text };
+    } catch (error) {
+      if (!isToolRefusal(error)) throw error;
+    }
+  }
+  return null;
+}
+
+function asFailure(error: unknown): { code: JobFailureCode; message: string } | null {
+  if (error instanceof ModelFailure) return { code: error.code, message: error.message };
+  if (error instanceof WorkspaceFailure) return { code: error.code, message: error.message };
+  if (error instanceof CodeHostError) return { code: error.code, message: error.message };
+  return null;
+}

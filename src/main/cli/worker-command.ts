@@ -1,0 +1,45 @@
+// `docwright worker`: runs agent jobs without serving HTTP, so jobs can run on other machines than
+// the API. Any number of workers may share one PostgreSQL database.
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/config.ts';
+import { createLogger } from '../../util/logger.ts';
+import { openWhenFree } from '../open-when-free.ts';
+import { closeOnSignals } from '../shutdown.ts';
+
+export function registerWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description('run agent jobs (no HTTP API); several workers may share one PostgreSQL database')
+    .addHelpText(
+      'after',
+      '\nConfigured by environment variables (see "docwright --help"): DOCWRIGHT_WORKER_CONCURRENCY,\n' +
+        'DOCWRIGHT_JOB_LEASE_SECONDS, DOCWRIGHT_JOB_MAX_ATTEMPTS, the model and code-host variables.\n' +
+        'On the embedded database, docwright serve already runs a worker; this command is for PostgreSQL\n' +
+        '(set DOCWRIGHT_WORKER=false on the API processes to keep jobs off them).\n' +
+        'Stops gracefully on SIGTERM or SIGINT: running jobs get 10 s to finish, then go back to the queue.\n\n' +
+        'Example:\n  DATABASE_URL=postgres://... DOCWRIGHT_SECRET_KEY=... docwright worker',
+    )
+    .action(async () => {
+      const config = loadConfig();
+      const logger = createLogger(config.logLevel);
+      const opened = await openWhenFree(config, 'worker');
+      const { createJobWorker, WORKER_STOP_GRACE_MS } = await import('../job-worker.ts');
+      const worker = createJobWorker(opened.db, config, logger);
+      closeOnSignals(async () => {
+        try {
+          await worker.stop(WORKER_STOP_GRACE_MS);
+        } finally {
+          await opened.close();
+        }
+      }, logger);
+      await worker.start();
+      logger.info(
+        {
+          worker: worker.id,
+          concurrency: config.worker.concurrency,
+          database: opened.lock ? 'pglite' : 'postgres',
+        },
+        'worker started',
+      );
+    });
+}

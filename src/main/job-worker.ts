@@ -1,0 +1,40 @@
+// The job worker as the server runs it: the agent runner (workspace, model, code host) behind
+// the generic worker from src/modules/jobs. Used inside `docwright serve` and by `docwright worker`.
+import { createAgentRunner } from '../agent/run-job.ts';
+import type { Config } from '../config/config.ts';
+import type { Database } from '../db/database.ts';
+import { JobWorker } from '../modules/jobs/worker.ts';
+import type { Logger } from '../util/logger.ts';
+import type { ServeExtension } from './serve-extensions.ts';
+
+/** How long a stopping worker lets running jobs finish before it hands them back. */
+export const WORKER_STOP_GRACE_MS = 10_000;
+
+export function createJobWorker(db: Database, config: Config, logger: Logger): JobWorker {
+  const log = logger.child({ component: 'worker' });
+  return new JobWorker({
+    db,
+    logger: log,
+    runner: createAgentRunner({ db, config, logger: log }),
+    concurrency: config.worker.concurrency,
+    leaseMs: config.worker.leaseMs,
+    maxAttempts: config.worker.maxAttempts,
+  });
+}
+
+/** Runs a worker inside `docwright serve` unless DOCWRIGHT_WORKER=false. */
+export const jobWorkerExtension: ServeExtension = {
+  name: 'job worker',
+  async start({ db, config, logger }) {
+    if (!config.worker.inServe) {
+      logger.info('no job worker in this process (DOCWRIGHT_WORKER=false): run docwright worker');
+      return { close: async () => {} };
+    }
+    const worker = createJobWorker(db, config, logger);
+    await worker.start();
+    return {
+      onJobQueued: () => worker.nudge(),
+      close: () => worker.stop(WORKER_STOP_GRACE_MS),
+    };
+  },
+};

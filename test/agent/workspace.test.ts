@@ -1,0 +1,576 @@
+// The workspace end to end through real git over HTTP: a git http-backend stand-in that requires
+// the token header serves bare repositories; the workspace clones a partial mirror, adds a
+// worktree on the job's branch, the agent's tools edit it, and the change is committed and pushed.
+// Then the failures a job maps to error codes, and the token's absence from every place it must
+// never reach: config files, argv, error messages, events.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { chmod, lstat, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { createAgentTools } from '../../src/agent/tools/agent-tools.ts';
+import type { ToolEvent } from '../../src/agent/tools/tool-context.ts';
+import { branchName } from '../../src/agent/workspace/branch-name.ts';
+import { WorkspaceFailure } from '../../src/agent/workspace/failures.ts';
+import { type GitInvocation, GitRunner } from '../../src/agent/workspace/git-runner.ts';
+import { mirrorPathFor } from '../../src/agent/workspace/mirror.ts';
+import { type RepositoryAccess, Workspaces } from '../../src/agent/workspace/workspaces.ts';
+import { type GitHttpServer, SAMPLE_DOCS, startGitHttpServer } from '../stand-ins/git-http-server.ts';
+
+const run = promisify(execFile);
+const CLEAN_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+/** Reads a bare repository of the stand-in directly (not through the workspace). */
+async function bareGit(repo: string, ...args: string[]): Promise<string> {
+  return (await run('git', args, { cwd: repo, env: CLEAN_ENV })).stdout.trim();
+}
+
+// GitHub's form: Basic base64("x-access-token:" + token). The scrubber must remove the header,
+// its base64 part and the token inside it.
+const TOKEN = 'ghs_docwrightTestToken0123456789abcdef';
+const AUTHORIZATION = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`;
+const READ_ONLY_TOKEN = 'ghs_readOnlyToken9876543210fedcba';
+const READ_ONLY = `Basic ${Buffer.from(`x-access-token:${READ_ONLY_TOKEN}`).toString('base64')}`;
+const SECRETS = [TOKEN, AUTHORIZATION, AUTHORIZATION.slice('Basic '.length), READ_ONLY_TOKEN, READ_ONLY];
+const BOT = { name: 'docwright[bot]', email: 'bot@docwright.test' };
+
+let server: GitHttpServer;
+let base: string;
+const invocations: GitInvocation[] = [];
+const errorMessages: string[] = [];
+const events: ToolEvent[] = [];
+let jobCounter = 0;
+
+function workspaces(name: string) {
+  return new Workspaces({
+    cacheDir: join(base, name, 'repos'),
+    worktreesDir: join(base, name, 'worktrees'),
+    runner: new GitRunner({ observe: (invocation) => invocations.push(invocation) }),
+  });
+}
+
+const access = (repo: string, authorization: string | null = AUTHORIZATION): RepositoryAccess => ({
+  url: server.repoUrl(repo),
+  authorization,
+  secrets: [TOKEN, READ_ONLY_TOKEN],
+});
+
+function newJob(prompt = 'Fix the install guide') {
+  const jobId = `job_Test${String(++jobCounter).padStart(4, '0')}Abcdefgh`;
+  return { jobId, branch: branchName(prompt, jobId) };
+}
+
+/** Runs `fn`, expecting a WorkspaceFailure; keeps its message for the no-token check. */
+async function failure(fn: () => Promise<unknown>): Promise<WorkspaceFailure> {
+  try {
+    await fn();
+  } catch (error) {
+    assert.ok(error instanceof WorkspaceFailure, `not a WorkspaceFailure: ${String(error)}`);
+    errorMessages.push(error.message);
+    return error;
+  }
+  assert.fail('expected a WorkspaceFailure');
+}
+
+/** Every file under dir (all of .git included), as text. */
+async function allFiles(dir: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  const walk = async (path: string) => {
+    const info = await lstat(path);
+    if (info.isDirectory()) for (const entry of await readdir(path)) await walk(join(path, entry));
+    else if (info.isFile()) files.set(path, await readFile(path, 'latin1'));
+  };
+  await walk(dir);
+  return files;
+}
+
+before(async () => {
+  server = await startGitHttpServer({ authorization: AUTHORIZATION, readOnlyAuthorization: READ_ONLY });
+  base = await mkdtemp('/dev/shm/docwright-workspace-');
+  // old-docs: a second branch whose files the first job never checks out, so a partial clone
+  // must still be missing their contents.
+  await server.createRepo('docs', SAMPLE_DOCS, {
+    branches: { 'old-docs': { 'docs/old.md': '# Old page\n' } },
+  });
+});
+
+after(async () => {
+  await server.close();
+  await rm(base, { recursive: true, force: true });
+});
+
+describe('a job from clone to pushed branch', () => {
+  const spaces = () => workspaces('main');
+
+  test('first job: partial mirror, worktree on a new branch, tools edit, commit, push', async () => {
+    const { jobId, branch } = newJob();
+    const seen = invocations.length;
+    const requestsBefore = server.requests.length;
+    const workspace = await spaces().open({
+      repository: access('docs'),
+      jobId,
+      branch,
+      start: { kind: 'new', ref: null },
+    });
+    assert.equal(workspace.mirrorCloned, true);
+    assert.equal(workspace.branch, branch);
+    assert.equal(workspace.path, join(base, 'main', 'worktrees', jobId));
+    const mine = invocations.slice(seen).map((i) => i.args.join(' '));
+    assert.ok(
+      mine.some((args) => /^fetch .*--filter=blob:none/.test(args)),
+      mine.join('\n'),
+    );
+    // Every request of the clone carried the header (none was answered 401).
+    assert.ok(server.requests.slice(requestsBefore).every((r) => r.hadAuthorization && r.status === 200));
+
+    // The mirror is a partial clone: the other branch's file contents were never downloaded.
+    const mirror = mirrorPathFor(join(base, 'main', 'repos'), server.repoUrl('docs'));
+    assert.equal(await bareGit(mirror, 'config', 'remote.origin.promisor'), 'true');
+    assert.equal(await bareGit(mirror, 'config', 'remote.origin.partialclonefilter'), 'blob:none');
+    const missing = await bareGit(
+      mirror,
+      'rev-list',
+      '--objects',
+      '--missing=print',
+      'refs/remotes/origin/old-docs',
+    );
+    assert.match(missing, /^\?[0-9a-f]{40}$/m, 'no blob is missing: the clone was not partial');
+
+    // The worktree is on the job's branch at the default branch's tip.
+    const main = await bareGit(server.repoPath('docs'), 'rev-parse', 'refs/heads/main');
+    assert.equal(workspace.baseCommit, main);
+    assert.equal(await bareGit(workspace.path, 'symbolic-ref', 'HEAD'), `refs/heads/${branch}`);
+    assert.equal(await readFile(join(workspace.path, 'AGENTS.md'), 'utf8'), SAMPLE_DOCS['AGENTS.md']);
+
+    const toolbox = await createAgentTools({
+      root: workspace.path,
+      onEvent: (event) => void events.push(event),
+    });
+    assert.equal(
+      (
+        await toolbox.run('edit_file', {
+          path: 'docs/guide.md',
+          old_text: 'Run the installer.',
+          new_text: 'Run `install.sh`.',
+        })
+      ).ok,
+      true,
+    );
+    assert.equal((await toolbox.run('create_file', { path: 'docs/faq.md', content: '# FAQ\n' })).ok, true);
+    assert.equal((await toolbox.run('delete_file', { path: 'docs/index.md' })).ok, true);
+
+    const committed = await workspace.commit(BOT, 'Document the install script\n\nAsked for in a job.');
+    assert.equal(committed.committed, true);
+    const diff = await workspace.diff();
+    assert.match(diff, /^-Run the installer\.$/m);
+    assert.match(diff, /^\+Run `install\.sh`\.$/m);
+    assert.match(diff, /^\+\+\+ b\/docs\/faq\.md$/m);
+    assert.match(diff, /^deleted file mode/m);
+    assert.equal(await workspace.commitsAhead(), 1);
+
+    await workspace.push();
+    const pushed = await bareGit(server.repoPath('docs'), 'rev-parse', `refs/heads/${branch}`);
+    assert.equal(committed.committed && committed.commit, pushed);
+    const log = await bareGit(
+      server.repoPath('docs'),
+      'log',
+      '-1',
+      '--format=%an <%ae>|%cn <%ce>|%s|%P',
+      branch,
+    );
+    assert.equal(
+      log,
+      `docwright[bot] <bot@docwright.test>|docwright[bot] <bot@docwright.test>|Document the install script|${main}`,
+    );
+    assert.equal(await bareGit(server.repoPath('docs'), 'show', `${branch}:docs/faq.md`), '# FAQ');
+    assert.equal(await bareGit(server.repoPath('docs'), 'rev-parse', 'refs/heads/main'), main, 'main moved');
+
+    await workspace.remove();
+    await assert.rejects(lstat(workspace.path), { code: 'ENOENT' });
+    assert.doesNotMatch(await bareGit(mirror, 'worktree', 'list'), new RegExp(jobId));
+    assert.equal(await bareGit(mirror, 'branch', '--list', branch), '');
+  });
+
+  test('second job reuses the mirror (a fetch, no clone) and sees what the first pushed', async () => {
+    const { jobId, branch } = newJob('Add a glossary');
+    const seen = invocations.length;
+    const workspace = await spaces().open({
+      repository: access('docs'),
+      jobId,
+      branch,
+      start: { kind: 'new', ref: null },
+    });
+    try {
+      assert.equal(workspace.mirrorCloned, false);
+      const mine = invocations.slice(seen).map((i) => i.args.join(' '));
+      assert.ok(mine.includes('fetch --quiet --prune --no-tags origin'), mine.join('\n'));
+      assert.ok(!mine.some((args) => args.startsWith('init') || args.includes('--filter')), mine.join('\n'));
+      const mirror = mirrorPathFor(join(base, 'main', 'repos'), server.repoUrl('docs'));
+      assert.match(await bareGit(mirror, 'branch', '-r'), /origin\/docwright\/fix-the-install-guide-/);
+    } finally {
+      await workspace.remove();
+    }
+  });
+
+  test('nothing changed: no commit, and the result says so', async () => {
+    const { jobId, branch } = newJob('Only look around');
+    const workspace = await spaces().open({
+      repository: access('docs'),
+      jobId,
+      branch,
+      start: { kind: 'new', ref: null },
+    });
+    try {
+      assert.deepEqual(await workspace.commit(BOT, 'Nothing'), { committed: false });
+      assert.equal(await bareGit(workspace.path, 'rev-parse', 'HEAD'), workspace.baseCommit);
+      assert.equal(await workspace.commitsAhead(), 0);
+      assert.equal(await workspace.diff(), '');
+    } finally {
+      await workspace.remove();
+    }
+  });
+
+  test('a follow-up continues the pushed branch and pushes on top of it', async () => {
+    const { jobId, branch } = newJob('Write the changelog');
+    const spacesNow = spaces();
+    const first = await spacesNow.open({
+      repository: access('docs'),
+      jobId,
+      branch,
+      start: { kind: 'new', ref: null },
+    });
+    await writeFile(join(first.path, 'CHANGELOG.md'), '# Changes\n');
+    const one = await first.commit(BOT, 'Start a changelog');
+    await first.push();
+    await first.remove();
+
+    const again = await spacesNow.open({
+      repository: access('docs'),
+      jobId,
+      branch,
+      start: { kind: 'continue', baseRef: null },
+    });
+    try {
+      assert.equal(await bareGit(again.path, 'rev-parse', 'HEAD'), one.committed && one.commit);
+      assert.equal(again.baseCommit, await bareGit(server.repoPath('docs'), 'rev-parse', 'refs/heads/main'));
+      await writeFile(join(again.path, 'CHANGELOG.md'), '# Changes\n\n- First entry\n');
+      const two = await again.commit(BOT, 'Add the first entry');
+      await again.push();
+      assert.equal(
+        await bareGit(server.repoPath('docs'), 'rev-parse', `refs/heads/${branch}`),
+        two.committed && two.commit,
+      );
+      assert.equal(await again.commitsAhead(), 2);
+      const diff = await again.diff();
+      assert.match(diff, /^\+- First entry$/m);
+      assert.match(diff, /^new file mode/m, 'the diff is against the base, not the previous commit');
+    } finally {
+      await again.remove();
+    }
+    const missing = newJob('Never pushed');
+    const notThere = await failure(() =>
+      spacesNow.open({ repository: access('docs'), ...missing, start: { kind: 'continue', baseRef: null } }),
+    );
+    assert.equal(notThere.kind, 'ref_not_found');
+    assert.equal(notThere.code, 'repository_unavailable');
+  });
+
+  test('starts from a named branch or a commit; an unknown ref is repository_unavailable', async () => {
+    const spacesNow = spaces();
+    const old = await spacesNow.open({
+      repository: access('docs'),
+      ...newJob('On old docs'),
+      start: { kind: 'new', ref: 'old-docs' },
+    });
+    try {
+      assert.equal(await readFile(join(old.path, 'docs/old.md'), 'utf8'), '# Old page\n');
+      assert.equal(
+        old.baseCommit,
+        await bareGit(server.repoPath('docs'), 'rev-parse', 'refs/heads/old-docs'),
+      );
+    } finally {
+      await old.remove();
+    }
+    const first = await bareGit(server.repoPath('docs'), 'rev-list', '--max-parents=0', 'main');
+    const atCommit = await spacesNow.open({
+      repository: access('docs'),
+      ...newJob('At a commit'),
+      start: { kind: 'new', ref: first },
+    });
+    try {
+      assert.equal(await bareGit(atCommit.path, 'rev-parse', 'HEAD'), first);
+    } finally {
+      await atCommit.remove();
+    }
+    const unknown = await failure(() =>
+      spacesNow.open({
+        repository: access('docs'),
+        ...newJob('Nowhere'),
+        start: { kind: 'new', ref: 'no-such-branch' },
+      }),
+    );
+    assert.equal(unknown.kind, 'ref_not_found');
+    assert.match(unknown.message, /The ref "no-such-branch" was not found/);
+    const invalid = await failure(() =>
+      spacesNow.open({
+        repository: access('docs'),
+        ...newJob('Option'),
+        start: { kind: 'new', ref: '--upload-pack=touch /tmp/x' },
+      }),
+    );
+    assert.match(invalid.message, /is not a valid git ref name/);
+  });
+
+  test('a worktree left by a dead attempt of the same job is replaced', async () => {
+    const job = newJob('Retry me');
+    const spacesNow = spaces();
+    const first = await spacesNow.open({
+      repository: access('docs'),
+      ...job,
+      start: { kind: 'new', ref: null },
+    });
+    await writeFile(join(first.path, 'half-done.md'), 'from the attempt that died\n');
+    // No remove(): the worker died. The retry opens the same job again.
+    const retry = await spacesNow.open({
+      repository: access('docs'),
+      ...job,
+      start: { kind: 'new', ref: null },
+    });
+    try {
+      await assert.rejects(lstat(join(retry.path, 'half-done.md')), { code: 'ENOENT' });
+      assert.equal(await bareGit(retry.path, 'rev-parse', 'HEAD'), retry.baseCommit);
+    } finally {
+      await retry.remove();
+    }
+  });
+
+  test('two jobs on a new repository at once: one clone, both worktrees work', async () => {
+    await server.createRepo('parallel');
+    const spacesNow = workspaces('parallel');
+    const seen = invocations.length;
+    const [a, b] = await Promise.all([
+      spacesNow.open({ repository: access('parallel'), ...newJob('One'), start: { kind: 'new', ref: null } }),
+      spacesNow.open({ repository: access('parallel'), ...newJob('Two'), start: { kind: 'new', ref: null } }),
+    ]);
+    try {
+      assert.deepEqual([a!.mirrorCloned, b!.mirrorCloned].sort(), [false, true]);
+      const inits = invocations.slice(seen).filter((i) => i.args[0] === 'init');
+      assert.equal(inits.length, 1);
+      for (const [workspace, name] of [
+        [a!, 'one.md'],
+        [b!, 'two.md'],
+      ] as const) {
+        await writeFile(join(workspace.path, name), `# ${name}\n`);
+        await workspace.commit(BOT, `Add ${name}`);
+      }
+      await Promise.all([a!.push(), b!.push()]);
+      assert.equal(await bareGit(server.repoPath('parallel'), 'show', `${a!.branch}:one.md`), '# one.md');
+      assert.equal(await bareGit(server.repoPath('parallel'), 'show', `${b!.branch}:two.md`), '# two.md');
+      const mirror = mirrorPathFor(join(base, 'parallel', 'repos'), server.repoUrl('parallel'));
+      await bareGit(mirror, 'fsck', '--connectivity-only');
+    } finally {
+      await Promise.all([a!.remove(), b!.remove()]);
+    }
+  });
+
+  test('hooks never run: not from the mirror, not on checkout, commit or push', async () => {
+    const spacesNow = workspaces('hooks');
+    const job = newJob('Hooks');
+    const warmup = await spacesNow.open({
+      repository: access('docs'),
+      ...job,
+      start: { kind: 'new', ref: null },
+    });
+    await warmup.remove();
+    const mirror = mirrorPathFor(join(base, 'hooks', 'repos'), server.repoUrl('docs'));
+    const marker = join(base, 'hook-ran');
+    for (const hook of [
+      'post-checkout',
+      'pre-commit',
+      'commit-msg',
+      'post-commit',
+      'pre-push',
+      'reference-transaction',
+    ]) {
+      await writeFile(join(mirror, 'hooks', hook), `#!/bin/sh\necho ${hook} >> ${marker}\n`);
+      await chmod(join(mirror, 'hooks', hook), 0o755);
+    }
+    const workspace = await spacesNow.open({
+      repository: access('docs'),
+      ...newJob('Hooks again'),
+      start: { kind: 'new', ref: null },
+    });
+    await writeFile(join(workspace.path, 'x.md'), 'x\n');
+    await workspace.commit(BOT, 'x');
+    await workspace.push();
+    await workspace.remove();
+    await assert.rejects(lstat(marker), { code: 'ENOENT' }, 'a hook ran');
+  });
+});
+
+describe('failures a job maps to error codes', () => {
+  test('a wrong or missing token is code_host_auth', async () => {
+    const spacesNow = workspaces('auth');
+    for (const authorization of [
+      `Basic ${Buffer.from('x-access-token:ghs_wrongTokenAbcdef123456').toString('base64')}`,
+      null,
+    ]) {
+      const refused = await failure(() =>
+        spacesNow.open({
+          repository: access('docs', authorization),
+          ...newJob(),
+          start: { kind: 'new', ref: null },
+        }),
+      );
+      assert.equal(refused.code, 'code_host_auth');
+      assert.equal(refused.kind, 'auth');
+      assert.match(refused.message, /^The code host refused the token \(cloning the repository\)/);
+    }
+    // The failed clone left no half mirror behind.
+    const left = await readdir(join(base, 'auth', 'repos'));
+    assert.deepEqual(
+      left.filter((name) => !name.endsWith('.lock')),
+      [],
+    );
+  });
+
+  test('a token that may read but not write: the push is code_host_auth; the server text is scrubbed', async () => {
+    const reflecting = await startGitHttpServer({
+      authorization: AUTHORIZATION,
+      readOnlyAuthorization: READ_ONLY,
+      reflectAuthorization: true,
+    });
+    try {
+      await reflecting.createRepo('docs');
+      const spacesNow = workspaces('read-only');
+      const workspace = await spacesNow.open({
+        repository: { url: reflecting.repoUrl('docs'), authorization: READ_ONLY, secrets: [READ_ONLY_TOKEN] },
+        ...newJob('Read only'),
+        start: { kind: 'new', ref: null },
+      });
+      await writeFile(join(workspace.path, 'x.md'), 'x\n');
+      await workspace.commit(BOT, 'x');
+      const refused = await failure(() => workspace.push());
+      assert.equal(refused.code, 'code_host_auth');
+      assert.match(refused.message, /returned error: 403/);
+      // The server put the header in its answer; the message keeps the sentence, not the secret.
+      assert.match(
+        refused.message,
+        /Write access to this repository is not granted to the holder of "\[redacted\]"/,
+      );
+      await workspace.remove();
+    } finally {
+      await reflecting.close();
+    }
+  });
+
+  test('a protected branch and a branch that moved meanwhile are push_rejected', async () => {
+    await server.createRepo('protected');
+    const spacesNow = workspaces('protected');
+    const job = newJob('Protected');
+    await server.protectBranch('protected', job.branch);
+    const workspace = await spacesNow.open({
+      repository: access('protected'),
+      ...job,
+      start: { kind: 'new', ref: null },
+    });
+    await writeFile(join(workspace.path, 'x.md'), 'x\n');
+    await workspace.commit(BOT, 'x');
+    const rejected = await failure(() => workspace.push());
+    assert.equal(rejected.code, 'push_rejected');
+    assert.match(rejected.message, /^The code host rejected the push \(pushing the branch\)/);
+    assert.match(rejected.message, /\[remote rejected\].*pre-receive hook declined/);
+    await workspace.remove();
+
+    // Someone else pushed to the job's branch: no force, the push is refused.
+    const moved = newJob('Moved');
+    const theirs = await spacesNow.open({
+      repository: access('protected'),
+      ...moved,
+      start: { kind: 'new', ref: null },
+    });
+    await writeFile(join(theirs.path, 'theirs.md'), 'theirs\n');
+    await theirs.commit(BOT, 'theirs');
+    await theirs.push();
+    await theirs.remove();
+    const ours = await spacesNow.open({
+      repository: access('protected'),
+      ...moved,
+      start: { kind: 'new', ref: null },
+    });
+    await writeFile(join(ours.path, 'ours.md'), 'ours\n');
+    await ours.commit(BOT, 'ours');
+    const nonFastForward = await failure(() => ours.push());
+    assert.equal(nonFastForward.code, 'push_rejected');
+    assert.match(nonFastForward.message, /non-fast-forward|fetch first/);
+    await ours.remove();
+  });
+
+  test('a missing repository, an unreachable host and an unusable URL are repository_unavailable', async () => {
+    const spacesNow = workspaces('unavailable');
+    const notFound = await failure(() =>
+      spacesNow.open({ repository: access('no-such-repo'), ...newJob(), start: { kind: 'new', ref: null } }),
+    );
+    assert.deepEqual([notFound.kind, notFound.code], ['not_found', 'repository_unavailable']);
+    assert.match(notFound.message, /^The repository was not found/);
+    const unreachable = await failure(() =>
+      spacesNow.open({
+        repository: { url: 'http://127.0.0.1:9/docs.git', authorization: AUTHORIZATION },
+        ...newJob(),
+        start: { kind: 'new', ref: null },
+      }),
+    );
+    assert.deepEqual([unreachable.kind, unreachable.code], ['network', 'repository_unavailable']);
+    assert.match(unreachable.message, /^The code host could not be reached/);
+    const seen = invocations.length;
+    for (const url of [
+      'ext::sh -c touch% /tmp/pwned',
+      'file:///etc',
+      `https://x-access-token:${TOKEN}@github.example/docs.git`,
+      'not a url',
+    ]) {
+      const refused = await failure(() =>
+        spacesNow.open({
+          repository: { url, authorization: AUTHORIZATION },
+          ...newJob(),
+          start: { kind: 'new', ref: null },
+        }),
+      );
+      assert.deepEqual([refused.kind, refused.code], ['invalid_repository_url', 'repository_unavailable']);
+    }
+    assert.equal(invocations.length, seen, 'git ran for a refused URL');
+  });
+});
+
+describe('the token appears nowhere but in the environment of git processes', () => {
+  test('not in any file of the mirrors and worktrees, argv, error messages or events', async () => {
+    // A workspace left open, so its worktree files are part of the scan.
+    const open = await workspaces('main').open({
+      repository: access('docs'),
+      ...newJob('Left open'),
+      start: { kind: 'new', ref: null },
+    });
+    await writeFile(join(open.path, 'x.md'), 'x\n');
+    await open.commit(BOT, 'x');
+    try {
+      assert.ok(errorMessages.length >= 8, 'the failure tests ran first');
+      const places: Array<[string, string]> = [];
+      for (const [path, text] of await allFiles(base)) places.push([path, text]);
+      for (const invocation of invocations)
+        places.push([`argv ${invocation.args.join(' ')}`, invocation.args.join('\0')]);
+      for (const message of errorMessages) places.push([`error ${message}`, message]);
+      for (const event of events) places.push([`event ${JSON.stringify(event)}`, JSON.stringify(event)]);
+      assert.ok(places.length > 100);
+      for (const [where, text] of places)
+        for (const secret of SECRETS)
+          assert.ok(!text.includes(secret), `the token leaked into ${where.slice(0, 200)}`);
+      const config = await readFile(
+        join(mirrorPathFor(join(base, 'main', 'repos'), server.repoUrl('docs')), 'config'),
+        'utf8',
+      );
+      assert.doesNotMatch(config, /extraheader|authorization/i);
+    } finally {
+      await open.remove();
+    }
+  });
+});

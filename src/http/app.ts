@@ -3,7 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { type IngestRouteOptions, registerIngestRoutes } from '../modules/analytics/ingest/routes.ts';
 import { registerAnalyticsRoutes } from '../modules/analytics/routes.ts';
+import { registerJobDiffRoutes } from '../modules/jobs/diff/routes.ts';
+import { registerJobEventRoutes } from '../modules/jobs/events/routes.ts';
 import { registerJobRoutes } from '../modules/jobs/routes.ts';
 import type { Logger } from '../util/logger.ts';
 import { authenticate, isApiPath } from './auth.ts';
@@ -16,10 +19,12 @@ import { validatorCompiler } from './validation.ts';
 
 export interface BuildAppOptions extends AppContext {
   logger: Logger;
+  /** Ingest settings (tests: a writer whose stats they read, a small pending bound). */
+  ingest?: IngestRouteOptions;
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
-  const { logger, ...context } = options;
+  const { logger, ingest, ...context } = options;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
@@ -63,7 +68,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   await registerOpenApi(app, context.config.publicUrl);
   registerHealthRoutes(app, context.db);
   registerJobRoutes(app, context);
+  registerJobEventRoutes(app, context);
+  registerJobDiffRoutes(app, context);
   registerAnalyticsRoutes(app, context);
+  registerIngestRoutes(app, context, ingest);
   await app.ready();
   return app;
 }

@@ -1,0 +1,210 @@
+// Group commit for ingestion. Every ingest request waits until its page views are committed
+// before it is answered, so an acknowledged view survives a crash. Committing each request in
+// its own transaction would cost one commit (a WAL flush) per request; instead the views of all
+// requests that arrive within a short window, or while the previous commit runs, are written in
+// ONE transaction, and then every request of that group is answered together.
+//
+// Rules:
+// - A request is never split across transactions: it is committed whole or not at all, so a
+//   failed group can be retried by its clients without counting anything twice.
+// - One commit runs at a time. Requests arriving meanwhile form the next group, which is
+//   written as soon as the running commit ends: under load the groups grow by themselves.
+// - Pending views are bounded: past maxPendingViews a request is refused at once (503 with
+//   Retry-After) instead of queuing without bound.
+// - If the transaction fails, every request of the group gets 503 with Retry-After: never a 202
+//   for views that were not committed.
+import type { Database } from '../../../db/database.ts';
+import { type PageViewCount, recordPageViewsIn } from '../rollups.ts';
+import { ingestErrors } from './errors.ts';
+
+/** Where a failed commit is reported (the app's logger). */
+export interface CommitLog {
+  error(details: object, message: string): void;
+}
+
+export interface GroupCommitOptions {
+  /** How long the first request of a group waits for others before the group is written. */
+  windowMs: number;
+  /** A group is written at once when this many views wait (without waiting for the window). */
+  maxGroupViews: number;
+  /** Views waiting or being committed beyond which new requests are refused with 503. */
+  maxPendingViews: number;
+  /** Seconds a refused client should wait, sent as Retry-After. */
+  retryAfterSeconds: number;
+}
+
+export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = {
+  windowMs: 5,
+  maxGroupViews: 20_000,
+  maxPendingViews: 200_000,
+  retryAfterSeconds: 1,
+};
+
+export interface GroupCommitStats {
+  /** Transactions committed. */
+  commits: number;
+  /** Transactions that failed (their requests got 503). */
+  failedCommits: number;
+  /** Requests whose views were committed. */
+  committedRequests: number;
+  /** Views committed. */
+  committedViews: number;
+  /** Requests refused because too many views were pending. */
+  overloadRefusals: number;
+  /** Requests waiting for the next group (not the one being committed). */
+  waitingRequests: number;
+  /** Views waiting or being committed. */
+  pendingViews: number;
+}
+
+interface Submission {
+  rows: readonly PageViewCount[];
+  views: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+export class GroupCommitWriter {
+  readonly #db: Database;
+  readonly #options: GroupCommitOptions;
+  readonly #logger: CommitLog | undefined;
+  #waiting: Submission[] = [];
+  #waitingViews = 0;
+  #committingViews = 0;
+  #timer: NodeJS.Timeout | null = null;
+  #committing: Promise<void> | null = null;
+  #closed = false;
+  #closing: Promise<void> | null = null;
+  readonly #stats = {
+    commits: 0,
+    failedCommits: 0,
+    committedRequests: 0,
+    committedViews: 0,
+    overloadRefusals: 0,
+  };
+
+  constructor(db: Database, options: Partial<GroupCommitOptions> = {}, logger?: CommitLog) {
+    this.#db = db;
+    this.#options = { ...DEFAULT_GROUP_COMMIT, ...options };
+    this.#logger = logger;
+  }
+
+  get stats(): GroupCommitStats {
+    return {
+      ...this.#stats,
+      waitingRequests: this.#waiting.length,
+      pendingViews: this.#waitingViews + this.#committingViews,
+    };
+  }
+
+  /**
+   * Resolves once rows are committed; rejects with a 503 AppError when they were not (nothing of
+   * them is counted then). `views` is the number of page views the rows add up to.
+   */
+  submit(rows: readonly PageViewCount[], views: number): Promise<void> {
+    if (this.#closed) {
+      return Promise.reject(
+        ingestErrors.ingest_unavailable('The server is shutting down; nothing of this batch was counted.', {
+          headers: this.#retryAfter(),
+        }),
+      );
+    }
+    const pending = this.#waitingViews + this.#committingViews;
+    // An empty writer takes any request, however large, so a big batch is never refused forever.
+    if (pending > 0 && pending + views > this.#options.maxPendingViews) {
+      this.#stats.overloadRefusals++;
+      return Promise.reject(
+        ingestErrors.ingest_overloaded(
+          `The server has ${pending} page views waiting to be written; nothing of this batch was counted. Retry after ${this.#options.retryAfterSeconds} s.`,
+          { headers: this.#retryAfter() },
+        ),
+      );
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.#waiting.push({ rows, views, resolve, reject });
+      this.#waitingViews += views;
+      this.#schedule();
+    });
+  }
+
+  /** Writes what is waiting, waits for the running commit, then refuses new requests. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closed = true;
+      this.#clearTimer();
+      while (this.#committing !== null || this.#waiting.length > 0) {
+        if (this.#committing === null) this.#startCommit();
+        await this.#committing;
+      }
+    })();
+    return this.#closing;
+  }
+
+  #retryAfter(): Record<string, string> {
+    return { 'retry-after': String(this.#options.retryAfterSeconds) };
+  }
+
+  #schedule(): void {
+    if (this.#committing !== null) return; // the running commit starts the next group when it ends
+    if (this.#waitingViews >= this.#options.maxGroupViews || this.#closed) {
+      this.#clearTimer();
+      this.#startCommit();
+    } else {
+      this.#timer ??= setTimeout(() => {
+        this.#timer = null;
+        this.#startCommit();
+      }, this.#options.windowMs);
+    }
+  }
+
+  #clearTimer(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  /** Takes whole requests, oldest first, up to maxGroupViews (at least one), and commits them. */
+  #startCommit(): void {
+    if (this.#committing !== null || this.#waiting.length === 0) return;
+    let views = 0;
+    let taken = 0;
+    while (taken < this.#waiting.length) {
+      const next = this.#waiting[taken]!;
+      if (taken > 0 && views + next.views > this.#options.maxGroupViews) break;
+      views += next.views;
+      taken++;
+    }
+    const group = this.#waiting.splice(0, taken);
+    this.#waitingViews -= views;
+    this.#committingViews = views;
+    this.#committing = this.#commit(group, views).finally(() => {
+      this.#committing = null;
+      this.#committingViews = 0;
+      // Whoever arrived during the commit has waited long enough: write them now.
+      if (this.#waiting.length > 0) this.#startCommit();
+    });
+  }
+
+  async #commit(group: Submission[], views: number): Promise<void> {
+    try {
+      await this.#db.transaction((tx) =>
+        recordPageViewsIn(
+          tx,
+          group.flatMap((s) => s.rows),
+        ),
+      );
+    } catch (error) {
+      this.#stats.failedCommits++;
+      this.#logger?.error({ err: error, requests: group.length, views }, 'ingest group commit failed');
+      const refusal = ingestErrors.ingest_unavailable(
+        `The page views could not be committed; nothing of this batch was counted. Retry after ${this.#options.retryAfterSeconds} s.`,
+        { headers: this.#retryAfter() },
+      );
+      for (const submission of group) submission.reject(refusal);
+      return;
+    }
+    this.#stats.commits++;
+    this.#stats.committedRequests += group.length;
+    this.#stats.committedViews += views;
+    for (const submission of group) submission.resolve();
+  }
+}

@@ -1,0 +1,130 @@
+// POST /v1/analytics/{projectId}/events: batches of request records from a docs server, an edge
+// function or a log shipper, as a JSON array or as NDJSON. Answered 202 only after the accepted
+// views are committed (group-commit.ts).
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { App, AppContext } from '../../../http/context.ts';
+import { httpErrors } from '../../../http/errors.ts';
+import { errorResponses } from '../../../http/openapi.ts';
+import { validatorCompiler } from '../../../http/validation.ts';
+import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
+import { type GroupCommitOptions, GroupCommitWriter } from './group-commit.ts';
+import { checkRecordCount, ingestBatch } from './ingest-batch.ts';
+import { parseNdjson } from './ndjson.ts';
+import {
+  IngestBatchSchema,
+  IngestRecordSchema,
+  type IngestResult,
+  IngestResultSchema,
+  MAX_BODY_BYTES,
+  MAX_RECORDS,
+  NdjsonLineSchema,
+} from './schemas.ts';
+
+export interface IngestRouteOptions {
+  /** A writer made by the caller (tests read its stats); closed with the app all the same. */
+  writer?: GroupCommitWriter;
+  /** Settings of the writer made here when none is given. */
+  writerOptions?: Partial<GroupCommitOptions>;
+  classification?: ClassificationContext;
+  now?: () => number;
+}
+
+/** What the NDJSON parser hands the handler: the parsed lines and how many there were. */
+class NdjsonBody {
+  readonly items: unknown[];
+  readonly lines: number;
+  constructor(items: unknown[], lines: number) {
+    this.items = items;
+    this.lines = lines;
+  }
+}
+
+const NDJSON = 'application/x-ndjson';
+const ProjectParams = Type.Object({
+  projectId: Type.String({ description: 'The project identifier (prj_...).' }),
+});
+
+export function registerIngestRoutes(app: App, context: AppContext, options: IngestRouteOptions = {}): void {
+  app.addSchema(IngestRecordSchema);
+  app.addSchema(IngestResultSchema);
+  const writer = options.writer ?? new GroupCommitWriter(context.db, options.writerOptions, app.log);
+  // Fastify runs onClose after the HTTP server stopped and its requests were answered: the
+  // last views are committed, and the writer is closed before whoever owns the database closes it.
+  app.addHook('onClose', async () => writer.close());
+  const deps = {
+    writer,
+    classification: options.classification ?? createClassificationContext(),
+    now: options.now ?? Date.now,
+  };
+
+  // Encapsulated so the NDJSON parser and the route's own 415 exist on this route only.
+  app.register(async (plugin) => {
+    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    scope.addContentTypeParser(
+      NDJSON,
+      { parseAs: 'string', bodyLimit: MAX_BODY_BYTES },
+      (_request, body, done) => {
+        const parsed = parseNdjson(body as string, MAX_RECORDS);
+        done(null, new NdjsonBody(parsed.items, parsed.lines));
+      },
+    );
+    scope.addContentTypeParser('*', (request, _payload, done) => {
+      const type = request.headers['content-type'];
+      done(
+        httpErrors.unsupported_media_type(
+          `${type === undefined ? 'A Content-Type header is required' : `Content-Type "${type}" is not accepted here`}; send application/json (an array of records) or ${NDJSON} (one record per line).`,
+        ),
+      );
+    });
+
+    scope.post(
+      '/v1/analytics/:projectId/events',
+      {
+        config: { access: 'ingest' },
+        bodyLimit: MAX_BODY_BYTES,
+        // The body schema documents the batch; records are checked one by one in the handler,
+        // so a bad record is rejected alone instead of failing the whole batch with a 400.
+        validatorCompiler: (route) => (route.httpPart === 'body' ? () => true : validatorCompiler(route)),
+        schema: {
+          tags: ['analytics'],
+          security: [{ bearerAuth: [] }],
+          summary: 'Ingest request records (page views)',
+          description: `Up to ${MAX_RECORDS} request records and 1 MiB per call, as a JSON array or as NDJSON (${NDJSON}). Each record is checked alone: a malformed one is listed in rejected with its index, the others are classified (human, ai, bot) or dropped with a reason. The 202 answer is sent only after the accepted views are committed, so an acknowledged view is never lost; a 503 (with Retry-After) means nothing of the batch was counted, and the batch may be sent again. An ingest or admin key is needed.`,
+          params: ProjectParams,
+          body: {
+            content: {
+              'application/json': { schema: IngestBatchSchema },
+              [NDJSON]: { schema: NdjsonLineSchema },
+            },
+          },
+          response: {
+            202: Type.Unsafe<IngestResult>({
+              $ref: 'IngestResult#',
+              description: 'The accepted views are committed; dropped and rejected records are counted here.',
+            }),
+            ...errorResponses(503),
+          },
+        },
+      },
+      async (request, reply) => {
+        const body: unknown = request.body;
+        let items: readonly unknown[];
+        if (body instanceof NdjsonBody) {
+          checkRecordCount(body.lines);
+          items = body.items;
+        } else if (Array.isArray(body)) {
+          items = body;
+        } else if (body === undefined) {
+          throw httpErrors.invalid_json('The body is empty; send a JSON array of records.');
+        } else {
+          throw httpErrors.invalid_body(
+            'The body must be a JSON array of records (or NDJSON with Content-Type application/x-ndjson).',
+          );
+        }
+        const result = await ingestBatch(request.params.projectId, items, deps);
+        return reply.code(202).send(result);
+      },
+    );
+  });
+}

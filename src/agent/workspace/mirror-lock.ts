@@ -11,6 +11,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const chains = new Map<string, Promise<unknown>>();
+const EMPTY_LOCK_STALE_MS = 10_000;
 
 export interface MirrorLockOptions {
   /** Give up waiting after this long. */
@@ -90,9 +91,14 @@ async function isAbandoned(lockPath: string, holder: string, staleMs: number): P
     // Our own pid can only be a leftover of an earlier process that had it: inside this process
     // the promise chain lets one holder at a time reach the file.
     if (pid === process.pid || (Number.isInteger(pid) && pid > 0 && !isAlive(pid))) return true;
+    // A live holder on this host keeps its lock however long its clone takes.
+    if (Number.isInteger(pid) && pid > 0) return false;
   }
+  // Another host's holder: only age can tell. An empty file is a holder that died between
+  // creating it and writing its name: a few seconds are enough to know.
   try {
-    return Date.now() - (await stat(lockPath)).mtimeMs > staleMs;
+    const age = Date.now() - (await stat(lockPath)).mtimeMs;
+    return age > (holder === '' ? EMPTY_LOCK_STALE_MS : staleMs);
   } catch {
     return false; // gone already: the next attempt takes it
   }

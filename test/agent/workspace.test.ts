@@ -321,6 +321,22 @@ describe('a job from clone to pushed branch', () => {
     assert.match(invalid.message, /is not a valid git ref name/);
   });
 
+  test('a cancelled job stops before touching the mirror', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const seen = invocations.length;
+    await assert.rejects(
+      spaces().open({
+        repository: access('docs'),
+        ...newJob('Cancelled'),
+        start: { kind: 'new', ref: null },
+        signal: controller.signal,
+      }),
+      { name: 'AbortError' },
+    );
+    assert.equal(invocations.length, seen);
+  });
+
   test('a worktree left by a dead attempt of the same job is replaced', async () => {
     const job = newJob('Retry me');
     const spacesNow = spaces();

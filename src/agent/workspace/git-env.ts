@@ -18,6 +18,10 @@ const SAFE_CONFIG: ReadonlyArray<readonly [string, string]> = [
   // MIRROR_LOCKED_CONFIG for where it may run at all).
   ['gc.autoDetach', 'false'],
   ['advice.detachedHead', 'false'],
+  // A code host that stops sending (a stalled connection) ends the command after two minutes
+  // instead of holding the job, and the mirror lock, until the job's wall time runs out.
+  ['http.lowSpeedLimit', '1'],
+  ['http.lowSpeedTime', '120'],
 ];
 
 /** Commands outside the mirror lock (commit, diff, push) leave maintenance to fetch, which holds it. */

@@ -1,7 +1,16 @@
 // The server's configuration, read from environment variables once at start. Nothing else in
 // docwright reads process.env: entry points call loadConfig() and pass the result down.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { credentialsFromEnvironment, modelEnvironmentVariables, type ProviderCredentials } from '../models/environment.ts';
 import type { ModelProvider } from '../models/model-spec.ts';
@@ -34,6 +43,8 @@ export interface Config {
   codeHostTokens: { github: string | null; gitlab: string | null; gitea: string | null };
   /** Who the agent's commits are by. */
   gitAuthor: { name: string; email: string };
+  /** Absolute paths of extra AI-agent lists in the ai.robots.txt robots.json format. */
+  extraAgentLists: string[];
 }
 
 export interface WorkerConfig {
@@ -69,6 +80,8 @@ export const CONFIG_VARIABLES = {
     'Job creations plus follow-up messages allowed per project per sliding hour (default 100).',
   DOCWRIGHT_MODEL:
     'Default model for projects that set none, written provider:model (e.g. anthropic:claude-sonnet-4-5).',
+  DOCWRIGHT_EXTRA_AGENT_LISTS:
+    'Comma-separated paths of extra AI-agent lists in the ai.robots.txt robots.json format, added after the curated list.',
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -140,6 +153,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     problems.push(`DOCWRIGHT_GIT_AUTHOR_EMAIL must be an email address; got "${gitAuthor.email}".`);
   }
 
+  const agentLists = readExtraAgentLists(env, cwd);
+  problems.push(...agentLists.problems);
+
   let secretKey: Buffer | null = null;
   let secretKeySource: Config['secretKeySource'] = 'environment';
   const rawSecret = value('DOCWRIGHT_SECRET_KEY');
@@ -177,7 +193,36 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       gitea: value('GITEA_TOKEN') ?? null,
     },
     gitAuthor,
+    extraAgentLists: agentLists.paths,
   };
+}
+
+/**
+ * DOCWRIGHT_EXTRA_AGENT_LISTS alone, for commands that need nothing else (`agents list`): each
+ * path resolved against cwd and checked to be a readable file. Their content is checked when
+ * they are loaded.
+ */
+export function readExtraAgentLists(
+  env: Env = process.env,
+  cwd = process.cwd(),
+): { paths: string[]; problems: string[] } {
+  const raw = env.DOCWRIGHT_EXTRA_AGENT_LISTS ?? '';
+  const paths: string[] = [];
+  const problems: string[] = [];
+  for (const entry of raw.split(',')) {
+    const path = entry.trim();
+    if (path === '') continue;
+    const absolute = isAbsolute(path) ? path : resolve(cwd, path);
+    try {
+      if (!statSync(absolute).isFile()) throw new Error('not a file');
+      accessSync(absolute, constants.R_OK);
+    } catch {
+      problems.push(`DOCWRIGHT_EXTRA_AGENT_LISTS names ${absolute}, which is not a readable file.`);
+      continue;
+    }
+    paths.push(absolute);
+  }
+  return { paths, problems };
 }
 
 function parseInteger(raw: string, min: number, max: number): number | null {

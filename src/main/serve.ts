@@ -109,7 +109,13 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
     const first = await firstStart(db);
 
     if (lock !== null) {
-      control = await startControlSocket({ dataDir: config.dataDir, db, logger, commands: ADMIN_COMMANDS });
+      control = await startControlSocket({
+        dataDir: config.dataDir,
+        db,
+        logger,
+        commands: ADMIN_COMMANDS,
+        context: { secretKey: config.secretKey },
+      });
       lock.update({ controlSocket: control.path });
     }
 

@@ -7,6 +7,7 @@ import { projectsList } from '../commands/projects-list.ts';
 import { projectsUpdate } from '../commands/projects-update.ts';
 import { runAdminCommand } from '../control/run-admin-command.ts';
 import { print, printJson } from './output.ts';
+import { registerProjectSecretCommands } from './project-secret-commands.ts';
 import { renderProject, renderProjects } from './render.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -125,7 +126,7 @@ export function registerProjectCommands(program: Command): void {
     .option(
       '--setting <key=json>',
       'set one project setting (repeatable); the value is JSON, null removes the setting. ' +
-        'Settings: draftPullRequests, deniedPaths, maxSteps, maxTotalTokens, wallTimeSeconds, allowedOrigins',
+        'Settings: draftPullRequests, deniedPaths, maxSteps, maxTotalTokens, wallTimeSeconds, allowedOrigins, githubAppId, githubAppInstallationId',
       collectSetting,
     )
     .addHelpText(
@@ -149,4 +150,6 @@ export function registerProjectCommands(program: Command): void {
       if (options.json) printJson(project);
       else print(renderProject('Updated', project));
     });
+
+  registerProjectSecretCommands(projects);
 }

@@ -5,11 +5,17 @@
 import type { Static, TSchema } from 'typebox';
 import type { Database } from '../../db/database.ts';
 
+/** What a command may need besides the database: whoever runs it (CLI or server) provides it. */
+export interface AdminContext {
+  /** The server key that seals stored secrets; the running server's own when run through it. */
+  secretKey: Buffer;
+}
+
 export interface AdminCommand<Input extends TSchema = TSchema, Result = unknown> {
   /** The words typed after `docwright`, e.g. "keys create"; also names the command on the socket. */
   name: string;
   input: Input;
-  run(db: Database, input: Static<Input>): Promise<Result>;
+  run(db: Database, input: Static<Input>, context: AdminContext): Promise<Result>;
 }
 
 export function defineAdminCommand<Input extends TSchema, Result>(

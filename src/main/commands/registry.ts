@@ -5,11 +5,13 @@
 // Commands other issues add (`jobs ...`, `agents list`, `views`) belong here too when they read
 // or write the database: write the handler as its own file beside these, then add it below.
 import type { AdminCommand } from './admin-command.ts';
+import { importLogsChunk, importLogsLedger } from './import-logs-commands.ts';
 import { keysCreate } from './keys-create.ts';
 import { keysList } from './keys-list.ts';
 import { keysRevoke } from './keys-revoke.ts';
 import { projectsCreate } from './projects-create.ts';
 import { projectsList } from './projects-list.ts';
+import { projectsListSecrets, projectsSetSecret, projectsUnsetSecret } from './projects-secrets.ts';
 import { projectsUpdate } from './projects-update.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each command has its own input type; the socket checks it against the command's schema
@@ -17,9 +19,14 @@ const ALL: AdminCommand<any, unknown>[] = [
   projectsCreate,
   projectsList,
   projectsUpdate,
+  projectsSetSecret,
+  projectsListSecrets,
+  projectsUnsetSecret,
   keysCreate,
   keysList,
   keysRevoke,
+  importLogsLedger,
+  importLogsChunk,
 ];
 
 export const ADMIN_COMMANDS: ReadonlyMap<string, AdminCommand> = new Map(ALL.map((c) => [c.name, c]));

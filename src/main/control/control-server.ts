@@ -8,7 +8,7 @@ import type { Database } from '../../db/database.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { httpErrors } from '../../http/errors.ts';
 import type { Logger } from '../../util/logger.ts';
-import type { AdminCommand } from '../commands/admin-command.ts';
+import type { AdminCommand, AdminContext } from '../commands/admin-command.ts';
 import { MAX_REQUEST_BYTES, RUN_PATH, type RunFailure, type RunRequest } from './protocol.ts';
 import { chooseControlSocketPath } from './socket-path.ts';
 
@@ -22,6 +22,7 @@ export async function startControlSocket(options: {
   db: Database;
   logger: Logger;
   commands: ReadonlyMap<string, AdminCommand>;
+  context: AdminContext;
 }): Promise<ControlSocket> {
   const { db, logger, commands } = options;
   const { path, privateDir } = chooseControlSocketPath(options.dataDir);
@@ -66,7 +67,7 @@ export async function startControlSocket(options: {
     // Only the command's name is logged: inputs and results may carry a key.
     logger.info({ command: command.name }, 'admin command');
     try {
-      const result = await command.run(db, input);
+      const result = await command.run(db, input, options.context);
       reply(response, 200, { result });
     } catch (error) {
       if (error instanceof AppError && error.status < 500)

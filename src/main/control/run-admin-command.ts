@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config/config.ts';
 import { DataDirLockedError, type LockHolder, readLockHolder } from '../../db/data-dir-lock.ts';
 import { openDatabase } from '../../db/open.ts';
-import type { AdminCommand } from '../commands/admin-command.ts';
+import type { AdminCommand, AdminContext } from '../commands/admin-command.ts';
 import { isShortLivedHolder, WAIT_FOR_SHORT_HOLDER_MS } from '../open-when-free.ts';
 import { sendToServer } from './control-client.ts';
 
@@ -22,11 +22,17 @@ function isWorthWaitingFor(holder: LockHolder): boolean {
 }
 
 export async function runAdminCommand<Result>(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'secretKey'>,
   command: AdminCommand<never, Result> | AdminCommand,
   input: unknown,
 ): Promise<Result> {
-  const run = command.run as (db: Parameters<AdminCommand['run']>[0], input: unknown) => Promise<Result>;
+  const runCommand = command.run as (
+    db: Parameters<AdminCommand['run']>[0],
+    input: unknown,
+    context: AdminContext,
+  ) => Promise<Result>;
+  const run = (db: Parameters<AdminCommand['run']>[0], input: unknown) =>
+    runCommand(db, input, { secretKey: config.secretKey });
   if (config.databaseUrl !== null) return runLocally(config, command.name, (db) => run(db, input));
 
   const deadline = Date.now() + WAIT_FOR_SHORT_HOLDER_MS;

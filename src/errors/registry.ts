@@ -2,6 +2,7 @@
 // lists the same codes; test/errors/registry.test.ts fails when the two disagree.
 import { httpErrors } from '../http/errors.ts';
 import { analyticsErrors } from '../modules/analytics/errors.ts';
+import { importErrors } from '../modules/analytics/import/errors.ts';
 import { ingestErrors } from '../modules/analytics/ingest/errors.ts';
 import { jobErrors } from '../modules/jobs/errors.ts';
 import { JOB_FAILURE_CODES } from '../modules/jobs/failure-codes.ts';
@@ -16,6 +17,7 @@ const OWNERS: Record<string, Record<string, ErrorFactory>> = {
   jobs: jobErrors,
   analytics: analyticsErrors,
   ingest: ingestErrors,
+  import: importErrors,
 };
 
 export interface RegisteredError extends ErrorSpec {

@@ -3,6 +3,8 @@
 import { Command } from 'commander';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { CONFIG_VARIABLES } from '../../config/config.ts';
+import { registerAgentsCommands } from './agents-command.ts';
+import { registerImportLogsCommand } from './import-logs-command.ts';
 import { registerKeyCommands } from './keys-commands.ts';
 import { registerProjectCommands } from './projects-commands.ts';
 import { registerMigrateCommand, registerServeCommand } from './serve-command.ts';
@@ -18,7 +20,7 @@ export function buildProgram(): Command {
     .addHelpText(
       'after',
       `\nEnvironment variables (read once at start):\n${Object.entries(CONFIG_VARIABLES)
-        .map(([name, text]) => `  ${name.padEnd(26)}${text}`)
+        .map(([name, text]) => `  ${name.padEnd(29)}${text}`)
         .join('\n')}\n\nEvery command with examples: docs/cli.md`,
     );
 
@@ -27,8 +29,10 @@ export function buildProgram(): Command {
   registerWorkerCommand(program);
   registerProjectCommands(program);
   registerKeyCommands(program);
+  registerImportLogsCommand(program);
+  registerAgentsCommands(program);
   // Commands that later work adds register here, one file each under src/main/cli/:
-  //   import-logs, agents list, jobs ..., views.
+  //   jobs ..., views.
   // If they touch the database, write their handlers under src/main/commands/ and list them in
   // src/main/commands/registry.ts so they also work while `docwright serve` holds the data directory.
 

@@ -1,0 +1,103 @@
+// `docwright import-logs`: access logs into a project's page-view counts.
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { loadConfig } from '../../config/config.ts';
+import {
+  FORMATS,
+  FormatError,
+  type LogFormat,
+  parseMapping,
+} from '../../modules/analytics/import/formats.ts';
+import type { FieldMap } from '../../modules/analytics/import/json-format.ts';
+import { PRESETS } from '../../modules/analytics/import/presets.ts';
+import { cliClassificationContext } from '../commands/agents-list.ts';
+import { renderImportSummary } from '../commands/import-logs-render.ts';
+import { importLogs } from '../commands/import-logs-run.ts';
+import { print, printJson } from './output.ts';
+import { UsageError } from './usage-error.ts';
+
+function collectMap(raw: string, previous: FieldMap = {}): FieldMap {
+  try {
+    const [field, key] = parseMapping(raw);
+    return { ...previous, [field]: key };
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message.replace(/^--map: /, ''));
+  }
+}
+
+export function registerImportLogsCommand(program: Command): void {
+  program
+    .command('import-logs')
+    .description(
+      'count the page views in access logs (combined format or JSON lines, .gz too); safe to run twice',
+    )
+    .requiredOption('--project <projectId>', 'the project the views count for (prj_...)')
+    .addOption(
+      new Option(
+        '--format <format>',
+        'log format (default: JSON when a log starts with "{", else combined)',
+      ).choices(FORMATS),
+    )
+    .addOption(
+      new Option('--preset <host>', "field names of a host's JSON logs (implies --format json)").choices(
+        Object.keys(PRESETS),
+      ),
+    )
+    .option(
+      '--map <field=key>',
+      'read a record field from a JSON key (repeatable; dotted paths and a+b joins allowed). ' +
+        'Fields: timestamp, url, path, method, status, userAgent, ip, accept, referrer',
+      collectMap,
+    )
+    .option('--json', 'print the summary as one JSON document')
+    .option('--no-progress', 'no progress display on stderr')
+    .argument('<files...>', 'log files (plain or gzip), or - for standard input')
+    .addHelpText(
+      'after',
+      '\nEach log is counted once: a log imported again, or a grown log, adds only its new lines\n' +
+        '(see docs/log-import.md). Exit status 1 when a log failed; the others are still imported.\n\n' +
+        'Examples:\n' +
+        '  docwright import-logs --project prj_123 /var/log/nginx/access.log /var/log/nginx/access.log.*.gz\n' +
+        '  zcat archive/*.gz | docwright import-logs --project prj_123 -\n' +
+        '  docwright import-logs --project prj_123 --preset cloudflare logs/*.log.gz\n' +
+        '  docwright import-logs --project prj_123 --map userAgent=ClientRequestUserAgent \\\n' +
+        '      --map path=ClientRequestURI --map timestamp=EdgeStartTimestamp cf.json',
+    )
+    .action(
+      async (
+        files: string[],
+        options: {
+          project: string;
+          format?: LogFormat;
+          preset?: string;
+          map?: FieldMap;
+          json?: boolean;
+          progress: boolean;
+        },
+      ) => {
+        if (files.filter((f) => f === '-').length > 1)
+          throw new UsageError('standard input (-) can be read once only.');
+        const config = loadConfig();
+        const classification = cliClassificationContext(config.extraAgentLists);
+        let result: Awaited<ReturnType<typeof importLogs>>;
+        try {
+          result = await importLogs(config, {
+            projectId: options.project,
+            files,
+            format: {
+              ...(options.format ? { format: options.format } : {}),
+              ...(options.preset ? { preset: options.preset } : {}),
+              ...(options.map ? { map: options.map } : {}),
+            },
+            classification,
+            progress: options.progress ? process.stderr : null,
+          });
+        } catch (error) {
+          if (error instanceof FormatError) throw new UsageError(error.message);
+          throw error;
+        }
+        if (options.json) printJson(result);
+        else print(renderImportSummary(result));
+        if (result.sources.some((s) => s.status === 'failed')) process.exitCode = 1;
+      },
+    );
+}

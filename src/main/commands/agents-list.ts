@@ -1,0 +1,65 @@
+// The AI-agent list in use, for `docwright agents list`: the curated list, then the extra lists
+// named by DOCWRIGHT_EXTRA_AGENT_LISTS, exactly as classification loads them. It reads no
+// database: the server loads the same files from the same variable.
+import { ConfigError } from '../../config/config.ts';
+import { AgentListError } from '../../modules/analytics/classification/agent-list.ts';
+import { summariseAgents } from '../../modules/analytics/classification/agent-summary.ts';
+import {
+  type ClassificationContext,
+  createClassificationContext,
+} from '../../modules/analytics/classification/context.ts';
+import type { AgentCategory } from '../../modules/analytics/classification/types.ts';
+
+export interface AgentListRow {
+  name: string;
+  operator: string;
+  category: AgentCategory;
+  /** How a claim by this agent is verified; empty: only the user agent's word. */
+  verifiedBy: ('ip_ranges' | 'web_bot_auth')[];
+  ipRangesPublished: boolean;
+  ipPrefixes: number;
+  rangesPublishedAt: string | null;
+  signatureAgents: string[];
+  tokens: string[];
+  /** Listed for robots.txt only: it fetches, but has no user agent of its own to count. */
+  robotsOnly: boolean;
+  /** 'curated' (data/ai-agents.json) or the path of the extra list it came from. */
+  source: string;
+  docs: string;
+}
+
+export interface AgentListing {
+  agents: AgentListRow[];
+  /** Entries of extra lists that are not matched, and why. */
+  skipped: { token: string; reason: string }[];
+}
+
+/** The classification context the CLI uses; a broken list is a configuration problem. */
+export function cliClassificationContext(extraLists: readonly string[]): ClassificationContext {
+  try {
+    return createClassificationContext({ extraLists, webBotAuth: false });
+  } catch (error) {
+    if (error instanceof AgentListError) throw new ConfigError([error.message]);
+    throw error;
+  }
+}
+
+export function listAgents(context: ClassificationContext): AgentListing {
+  return {
+    agents: summariseAgents(context).map((a) => ({
+      name: a.name,
+      operator: a.operator,
+      category: a.category,
+      verifiedBy: a.verifiedBy,
+      ipRangesPublished: a.verifiedBy.includes('ip_ranges'),
+      ipPrefixes: a.ipPrefixes,
+      rangesPublishedAt: a.rangesPublishedAt,
+      signatureAgents: a.signatureAgents,
+      tokens: a.tokens,
+      robotsOnly: a.robotsOnly,
+      source: a.origin,
+      docs: a.docs,
+    })),
+    skipped: [...context.skipped],
+  };
+}

@@ -1,0 +1,51 @@
+// One chunk of a log import: the rollup rows that a run of consecutive lines produced, and where
+// that run starts and ends in the log. It is plain JSON, so the CLI can commit it itself or send
+// it to the running server that holds the embedded database.
+import { createHash } from 'node:crypto';
+import { type Static, Type } from 'typebox';
+
+const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$' });
+
+/** A position in a log: the first `lines` lines, and the SHA-256 of their bytes. */
+export const LogPositionSchema = Type.Object({
+  lines: Type.Integer({ minimum: 0 }),
+  sha256: Sha256,
+});
+export type LogPosition = Static<typeof LogPositionSchema>;
+
+export const ChunkRowSchema = Type.Object({
+  /** The UTC hour, ISO 8601 (any time inside the hour is accepted). */
+  hour: Type.String({ minLength: 1, maxLength: 40 }),
+  path: Type.String({ minLength: 1, maxLength: 4096 }),
+  trafficClass: Type.Union([Type.Literal('human'), Type.Literal('ai'), Type.Literal('bot')]),
+  agent: Type.String({ maxLength: 200 }),
+  verification: Type.String({ maxLength: 40 }),
+  views: Type.Integer({ minimum: 1 }),
+});
+export type ChunkRow = Static<typeof ChunkRowSchema>;
+
+/** Most rows one chunk may carry; the importer flushes well before (see importer.ts). */
+export const MAX_CHUNK_ROWS = 20_000;
+
+export const ImportChunkSchema = Type.Object({
+  projectId: Type.String({ minLength: 1, maxLength: 100 }),
+  /** SHA-256 of the log's first line: which log this is. */
+  fingerprint: Sha256,
+  /** The file name, for people reading the ledger. */
+  sourceName: Type.String({ maxLength: 1024 }),
+  /** Where the ledger must stand for this chunk to apply. */
+  from: LogPositionSchema,
+  /** Where the ledger stands once it is applied. */
+  to: LogPositionSchema,
+  rows: Type.Array(ChunkRowSchema, { maxItems: MAX_CHUNK_ROWS }),
+  /** What the chunk's lines were, added to the ledger's totals. */
+  stats: Type.Object({
+    accepted: Type.Integer({ minimum: 0 }),
+    dropped: Type.Integer({ minimum: 0 }),
+    malformed: Type.Integer({ minimum: 0 }),
+  }),
+});
+export type ImportChunk = Static<typeof ImportChunkSchema>;
+
+/** The hash of no lines at all: the position every new log starts from. */
+export const EMPTY_SHA256 = createHash('sha256').digest('hex');

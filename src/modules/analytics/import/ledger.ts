@@ -1,0 +1,88 @@
+// The log-import ledger: reading where each log stands, and applying one chunk of lines together
+// with the ledger's advance, in one transaction. A chunk applies only where the ledger stands at
+// its `from`, so a chunk is counted at most once whatever crashes or retries happen around it.
+import type { Database } from '../../../db/database.ts';
+import { httpErrors } from '../../../http/errors.ts';
+import { getProject } from '../../projects/service.ts';
+import { type PageViewCount, recordPageViewsIn } from '../rollups.ts';
+import { EMPTY_SHA256, type ImportChunk } from './chunk.ts';
+import { importErrors } from './errors.ts';
+import {
+  advanceLedgerRow,
+  insertLedgerRowIfAbsent,
+  type LedgerRow,
+  lockLedgerRow,
+  selectLedgerRows,
+} from './queries.ts';
+
+export type { LedgerRow };
+
+export interface ChunkOutcome {
+  /** Lines of the log counted once this chunk is in. */
+  lines: number;
+  /** True when the chunk had already been applied (a retry after a lost answer): nothing changed. */
+  alreadyApplied: boolean;
+  /** Views added by this chunk (0 when already applied). */
+  views: number;
+}
+
+/** The ledger rows of these logs; also checks that the project exists (project_not_found). */
+export async function readLedger(
+  db: Database,
+  projectId: string,
+  fingerprints: readonly string[],
+): Promise<LedgerRow[]> {
+  await getProject(db, projectId);
+  if (fingerprints.length === 0) return [];
+  return selectLedgerRows(db, projectId, fingerprints);
+}
+
+export async function applyChunk(db: Database, chunk: ImportChunk): Promise<ChunkOutcome> {
+  if (chunk.to.lines <= chunk.from.lines) {
+    throw httpErrors.invalid_body(
+      `A chunk must end after it starts (from line ${chunk.from.lines} to ${chunk.to.lines}).`,
+    );
+  }
+  const rows = chunk.rows.map((row, index): PageViewCount => {
+    const hour = new Date(row.hour);
+    if (Number.isNaN(hour.getTime())) {
+      throw httpErrors.invalid_body(`Row ${index} of the chunk has an unreadable hour "${row.hour}".`);
+    }
+    return {
+      projectId: chunk.projectId,
+      hour,
+      path: row.path,
+      trafficClass: row.trafficClass,
+      agent: row.agent,
+      verification: row.verification,
+      views: row.views,
+    };
+  });
+
+  return db.transaction(async (tx) => {
+    await getProject(tx, chunk.projectId);
+    const key = { projectId: chunk.projectId, fingerprint: chunk.fingerprint };
+    if (chunk.from.lines === 0) {
+      await insertLedgerRowIfAbsent(tx, { ...key, sourceName: chunk.sourceName, emptySha256: EMPTY_SHA256 });
+    }
+    const row = await lockLedgerRow(tx, key.projectId, key.fingerprint);
+    if (row !== null && row.lines === chunk.to.lines && row.prefixSha256 === chunk.to.sha256) {
+      return { lines: row.lines, alreadyApplied: true, views: 0 };
+    }
+    if (row === null || row.lines !== chunk.from.lines || row.prefixSha256 !== chunk.from.sha256) {
+      throw importErrors.import_conflict(
+        `The ledger of "${chunk.sourceName}" stands at ${row?.lines ?? 0} lines, not at line ${chunk.from.lines} where this chunk starts: ` +
+          'another import of the same log ran meanwhile. Run the import again; it continues from the ledger.',
+      );
+    }
+    const written = await recordPageViewsIn(tx, rows);
+    await advanceLedgerRow(tx, {
+      ...key,
+      sourceName: chunk.sourceName,
+      lines: chunk.to.lines,
+      prefixSha256: chunk.to.sha256,
+      ...chunk.stats,
+    });
+    return { lines: chunk.to.lines, alreadyApplied: false, views: written.views };
+  });
+}

@@ -82,6 +82,17 @@ export const CONFIG_VARIABLES = {
     'Default model for projects that set none, written provider:model (e.g. anthropic:claude-sonnet-4-5).',
   DOCWRIGHT_EXTRA_AGENT_LISTS:
     'Comma-separated paths of extra AI-agent lists in the ai.robots.txt robots.json format, added after the curated list.',
+  DOCWRIGHT_WORKER: 'Whether docwright serve also runs jobs: true (default) or false (run docwright worker instead).',
+  DOCWRIGHT_WORKER_CONCURRENCY: 'Jobs one worker runs at once (default 2).',
+  DOCWRIGHT_JOB_LEASE_SECONDS:
+    "How long a worker's claim on a job lasts without a heartbeat; a dead worker's job is taken again after it (default 30).",
+  DOCWRIGHT_JOB_MAX_ATTEMPTS: 'Tries per job before it fails with worker_lost (default 3).',
+  GITHUB_TOKEN: 'Token for GitHub projects that store no codeHostToken of their own.',
+  GITLAB_TOKEN: 'Token for GitLab projects that store no codeHostToken of their own.',
+  GITEA_TOKEN: 'Token for Gitea/Forgejo projects that store no codeHostToken of their own.',
+  DOCWRIGHT_GIT_AUTHOR_NAME: "Name on the agent's commits (default docwright).",
+  DOCWRIGHT_GIT_AUTHOR_EMAIL: "Email on the agent's commits (default docwright@users.noreply.invalid).",
+  ...modelEnvironmentVariables(),
 } as const;
 
 type Env = Record<string, string | undefined>;

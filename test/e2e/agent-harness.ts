@@ -1,10 +1,13 @@
 // Everything an end-to-end agent-job test needs, real parts only: the HTTP API (buildApp), a job
 // worker with the real agent runner, a git smart-HTTP server (git http-backend) holding the docs
-// repository, the scripted model server speaking OpenAI Chat Completions, and the GitHub fake
-// behind Prism (checked against GitHub's OpenAPI description).
+// repository and demanding the code host's git Authorization header, the scripted model server
+// speaking OpenAI Chat Completions, and the code host's fake behind the code-host link (GitHub's
+// behind Prism, checked against GitHub's OpenAPI description; GitLab's and Gitea's driven through
+// gitbeaker and gitea-js by the adapters).
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { createAgentRunner } from '../../src/agent/run-job.ts';
@@ -13,32 +16,64 @@ import { createCodeHost } from '../../src/code-hosts/factory.ts';
 import type { Config } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { App } from '../../src/http/context.ts';
+import type { JobRow } from '../../src/modules/jobs/queries.ts';
+import type { JobRunner } from '../../src/modules/jobs/runner-contract.ts';
 import { JobWorker } from '../../src/modules/jobs/worker.ts';
 import { createKey } from '../../src/modules/keys/service.ts';
 import type { Project } from '../../src/modules/projects/schemas.ts';
 import { setProjectSecret } from '../../src/modules/projects/secrets.ts';
-import { createProject } from '../../src/modules/projects/service.ts';
+import { createProject, updateProject } from '../../src/modules/projects/service.ts';
 import { createLogger } from '../../src/util/logger.ts';
-import { type CheckedGitHub, startCheckedGitHub } from '../code-hosts/github-stand.ts';
+import type { CheckedGitHub } from '../code-hosts/github-stand.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { type GitHttpServer, startGitHttpServer } from '../stand-ins/git-http-server.ts';
 import { type ScriptedLlmServer, startScriptedLlmServer } from '../stand-ins/scripted-llm-server.ts';
+import {
+  gitAuthorization,
+  type HostKind,
+  type HostPull,
+  type HostStand,
+  newToken,
+  OWNER,
+  REPO,
+  startHostStand,
+} from './code-host-stands.ts';
 
 const run = promisify(execFile);
 
-export const GITHUB_TOKEN = `ghp_${randomBytes(18).toString('hex')}`;
+export type { HostKind, HostPull };
+export const GITHUB_TOKEN = newToken('github');
 export const MODEL_KEY = `sk-test-${randomBytes(12).toString('hex')}`;
-export const githubGitAuthorization = (token: string) =>
-  `Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`;
+export const githubGitAuthorization = (token: string) => gitAuthorization('github', token);
+export const REPOSITORY = `${OWNER}/${REPO}`;
+
+export interface HarnessOptions {
+  /** The project's code host (default github). */
+  kind?: HostKind;
+  settings?: Project['settings'];
+  /** False: the test starts h.worker itself (e.g. after preparing the remote). */
+  startWorker?: boolean;
+  worker?: { concurrency?: number; leaseMs?: number; maxAttempts?: number; pollIntervalMs?: number };
+  /** Wraps the real agent runner (to simulate a worker dying at a chosen moment). */
+  wrapRunner?: (runner: JobRunner) => JobRunner;
+}
 
 export interface AgentHarness {
+  kind: HostKind;
   app: App;
   worker: JobWorker;
+  /** The real agent runner the worker uses (before any wrapRunner). */
+  runner: JobRunner;
   git: GitHttpServer;
   llm: ScriptedLlmServer;
+  host: HostStand;
+  /** The GitHub stand (fake + Prism); throws when the harness runs another host. */
   github: CheckedGitHub;
   project: Project;
   adminKey: string;
+  /** The code-host token the project stores (sealed) and the git server demands. */
+  token: string;
+  secretKey: Buffer;
   dataDir: string;
   /** Every log line the API and the worker wrote. */
   logs: string[];
@@ -46,6 +81,15 @@ export interface AgentHarness {
   fileOnBranch(branch: string, path: string): Promise<string | null>;
   createJob(prompt: string): Promise<{ id: string; status: string }>;
   waitForJob(id: string, until?: (job: JobJson) => boolean): Promise<JobJson>;
+  cancelJob(id: string): Promise<{ statusCode: number; body: JobJson }>;
+  /** The job's stored row (attempts, stop_reason, lease...). */
+  jobRow(id: string): Promise<JobRow>;
+  events(id: string): Promise<{ type: string; data: Record<string, unknown> }[]>;
+  /** Names of the worktrees left in the data directory. */
+  worktrees(): Promise<string[]>;
+  setSettings(settings: Record<string, unknown>): Promise<void>;
+  /** Replaces the project's stored code-host token. */
+  setCodeHostToken(token: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,10 +104,9 @@ export interface JobJson {
   model: string;
 }
 
-export async function startAgentHarness(
-  db: Database,
-  options: { settings?: Project['settings']; startWorker?: boolean } = {},
-): Promise<AgentHarness> {
+export async function startAgentHarness(db: Database, options: HarnessOptions = {}): Promise<AgentHarness> {
+  const kind = options.kind ?? 'github';
+  const token = kind === 'github' ? GITHUB_TOKEN : newToken(kind);
   const logs: string[] = [];
   const logger = createLogger(
     'debug',
@@ -75,21 +118,21 @@ export async function startAgentHarness(
     }),
   );
   const dataDir = await mkdtemp('/dev/shm/docwright-e2e-');
-  const git = await startGitHttpServer({ authorization: githubGitAuthorization(GITHUB_TOKEN) });
-  await git.createRepo('acme/docs');
+  const git = await startGitHttpServer({ authorization: gitAuthorization(kind, token) });
+  await git.createRepo(REPOSITORY);
   const llm = await startScriptedLlmServer({ apiKey: MODEL_KEY });
-  const github = await startCheckedGitHub({ tokens: [GITHUB_TOKEN] });
-  github.fake.addRepo({ owner: 'acme', name: 'docs' });
+  const host = await startHostStand(kind, { token, bareRepository: git.repoPath(REPOSITORY) });
 
   const secretKey = randomBytes(32);
   const project = await createProject(db, {
-    name: 'E2E docs',
-    repositoryUrl: git.repoUrl('acme/docs'),
-    codeHostKind: 'github',
+    name: `E2E docs on ${kind}`,
+    repositoryUrl: git.repoUrl(REPOSITORY),
+    codeHostKind: kind,
+    codeHostBaseUrl: host.baseUrl,
     model: 'openai:gpt-e2e',
     settings: options.settings ?? {},
   });
-  await setProjectSecret(db, secretKey, project.id, 'codeHostToken', GITHUB_TOKEN);
+  await setProjectSecret(db, secretKey, project.id, 'codeHostToken', token);
   const adminKey = (await createKey(db, { projectId: project.id })).key;
 
   const config = {
@@ -106,21 +149,14 @@ export async function startAgentHarness(
     publicUrl: 'http://docwright.test',
   } satisfies Partial<Config>;
 
-  // The fake only knows the branches it is told about; git pushes go to the git server. The
-  // link: before a pull request is asked for, the branch must really be in the bare repository,
-  // and only then does the fake learn of it.
-  const codeHost = (hostOptions: CodeHostOptions): CodeHost => {
-    const host = createCodeHost({ ...hostOptions, apiUrl: github.apiUrl, retry: { attempts: 1 } });
-    return {
-      kind: host.kind,
-      defaultBranch: (url, signal) => host.defaultBranch(url, signal),
-      gitAuthHeader: (signal) => host.gitAuthHeader(signal),
-      async openOrUpdatePullRequest(input) {
-        if ((await branchTip(git, input.head)) !== null) github.fake.addBranch('acme', 'docs', input.head);
-        return host.openOrUpdatePullRequest(input);
-      },
-    };
-  };
+  // The adapter as the runner builds it from the project, pointed at Prism for GitHub (GitLab and
+  // Gitea find their API from the project's base URL, which is the link's address).
+  const codeHost = (hostOptions: CodeHostOptions): CodeHost =>
+    createCodeHost({
+      ...hostOptions,
+      ...(host.apiUrl ? { apiUrl: host.apiUrl } : {}),
+      retry: { attempts: 1 },
+    });
   const runner = createAgentRunner({
     db,
     config,
@@ -128,25 +164,42 @@ export async function startAgentHarness(
     codeHost,
     model: { retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 } },
   });
-  const worker = new JobWorker({ db, runner, logger, concurrency: 2, leaseMs: 10_000, maxAttempts: 2 });
+  const worker = new JobWorker({
+    db,
+    runner: options.wrapRunner ? options.wrapRunner(runner) : runner,
+    logger,
+    concurrency: options.worker?.concurrency ?? 2,
+    leaseMs: options.worker?.leaseMs ?? 10_000,
+    maxAttempts: options.worker?.maxAttempts ?? 2,
+    ...(options.worker?.pollIntervalMs ? { pollIntervalMs: options.worker.pollIntervalMs } : {}),
+  });
   if (options.startWorker !== false) await worker.start();
   const app = await createTestApp(db, { onJobQueued: () => worker.nudge() });
+  const auth = { authorization: `Bearer ${adminKey}` };
 
   const harness: AgentHarness = {
+    kind,
     app,
     worker,
+    runner,
     git,
     llm,
-    github,
+    host,
+    get github(): CheckedGitHub {
+      if (!host.github) throw new Error(`this harness runs ${kind}, not github`);
+      return host.github;
+    },
     project,
     adminKey,
+    token,
+    secretKey,
     dataDir,
     logs,
     async fileOnBranch(branch, path) {
       try {
         const { stdout } = await run('git', [
           '--git-dir',
-          git.repoPath('acme/docs'),
+          git.repoPath(REPOSITORY),
           'show',
           `${branch}:${path}`,
         ]);
@@ -159,7 +212,7 @@ export async function startAgentHarness(
       const res = await app.inject({
         method: 'POST',
         url: `/v2/agent/${project.id}/job`,
-        headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+        headers: { ...auth, 'content-type': 'application/json' },
         payload: { prompt },
       });
       if (res.statusCode !== 201) throw new Error(`create answered ${res.statusCode}: ${res.body}`);
@@ -168,20 +221,46 @@ export async function startAgentHarness(
     async waitForJob(id, until = (job) => job.status !== 'active') {
       const deadline = Date.now() + 60_000;
       for (;;) {
-        const res = await app.inject({
-          url: `/v2/agent/${project.id}/job/${id}`,
-          headers: { authorization: `Bearer ${adminKey}` },
-        });
+        const res = await app.inject({ url: `/v2/agent/${project.id}/job/${id}`, headers: auth });
         const job = res.json() as JobJson;
         if (until(job)) return job;
         if (Date.now() > deadline) throw new Error(`job ${id} still ${job.status}`);
         await new Promise((r) => setTimeout(r, 25));
       }
     },
+    async cancelJob(id) {
+      const res = await app.inject({
+        method: 'POST',
+        url: `/v2/agent/${project.id}/job/${id}/cancel`,
+        headers: auth,
+      });
+      return { statusCode: res.statusCode, body: res.json() };
+    },
+    async jobRow(id) {
+      const rows = await db.query<JobRow>('SELECT * FROM jobs WHERE id = $1', [id]);
+      if (!rows[0]) throw new Error(`no job ${id}`);
+      return rows[0];
+    },
+    events(id) {
+      return db.query('SELECT type, data FROM job_events WHERE job_id = $1 ORDER BY id', [id]);
+    },
+    async worktrees() {
+      try {
+        return await readdir(join(dataDir, 'worktrees'));
+      } catch {
+        return [];
+      }
+    },
+    async setSettings(settings) {
+      await updateProject(db, project.id, { settings: settings as Project['settings'] });
+    },
+    async setCodeHostToken(value) {
+      await setProjectSecret(db, secretKey, project.id, 'codeHostToken', value);
+    },
     async close() {
       await worker.stop(0);
       await app.close();
-      await Promise.allSettled([git.close(), llm.close(), github.stop()]);
+      await Promise.allSettled([git.close(), llm.close(), host.stop()]);
       await rm(dataDir, { recursive: true, force: true });
     },
   };
@@ -192,7 +271,7 @@ export async function branchTip(git: GitHttpServer, branch: string): Promise<str
   try {
     const { stdout } = await run('git', [
       '--git-dir',
-      git.repoPath('acme/docs'),
+      git.repoPath(REPOSITORY),
       'rev-parse',
       '--verify',
       '--quiet',

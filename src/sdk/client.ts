@@ -1,0 +1,242 @@
+// The typed client of the docwright HTTP API: agent jobs (/v2) and page-view analytics (/v1).
+import { type StreamJobEventsOptions, streamJobEvents } from './job-events.ts';
+import { type FetchLike, Transport } from './transport.ts';
+import type { Job, JobEvent, JobList, JobStatus, PageViewReport, PageViewRow, PromptBody } from './types.ts';
+import { type WaitForJobOptions, waitForJob } from './wait-for-job.ts';
+
+export interface DocwrightClientOptions {
+  /** Where the server is, e.g. http://127.0.0.1:3000 (a path prefix is kept). */
+  baseUrl: string;
+  /** A docwright API key (dw_...): admin for everything, read for the GET calls only. */
+  apiKey: string;
+  /** Another fetch (a proxy agent, a test recorder); default: the platform's fetch. */
+  fetch?: FetchLike;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface CreateJobOptions extends CallOptions {
+  /**
+   * Makes a retried create safe: the same key and body within 24 hours return the first job
+   * instead of a new one. 1 to 255 printable ASCII characters; a UUID is a good choice.
+   */
+  idempotencyKey?: string;
+}
+
+export interface ListJobsOptions extends CallOptions {
+  status?: JobStatus;
+  /** Jobs per page, 1 to 100 (server default 20). */
+  limit?: number;
+  /** nextCursor of the previous page. */
+  cursor?: string;
+}
+
+export interface JobsIteratorOptions extends CallOptions {
+  status?: JobStatus;
+  /** Jobs per request, 1 to 100 (default 100). */
+  pageSize?: number;
+}
+
+export interface ViewsOptions extends CallOptions {
+  /** Inclusive start: YYYY-MM-DD or an ISO 8601 time; omitted: unbounded. */
+  dateFrom?: string;
+  /** Exclusive end: YYYY-MM-DD or an ISO 8601 time; omitted: unbounded. */
+  dateTo?: string;
+  /** Paths per page, 1 to 250 (server default 50). */
+  limit?: number;
+  offset?: number;
+}
+
+export interface AllViewsOptions extends CallOptions {
+  dateFrom?: string;
+  dateTo?: string;
+  /** Paths per request, 1 to 250 (default 250). */
+  pageSize?: number;
+}
+
+/** Every page of the export merged: the totals, every row, and the hours counted. */
+export type MergedViewsReport = Omit<PageViewReport, 'hasMore'>;
+
+export class DocwrightClient {
+  readonly #transport: Transport;
+
+  constructor(options: DocwrightClientOptions) {
+    this.#transport = new Transport(options);
+  }
+
+  get baseUrl(): string {
+    return this.#transport.baseUrl;
+  }
+
+  // Agent jobs -----------------------------------------------------------------------------------
+
+  /** POST /v2/agent/{projectId}/job: starts a job; it answers at once with status active. */
+  createJob(projectId: string, body: PromptBody, options: CreateJobOptions = {}): Promise<Job> {
+    return this.#transport.json<Job>({
+      method: 'POST',
+      segments: ['v2', 'agent', projectId, 'job'],
+      body,
+      ...(options.idempotencyKey === undefined
+        ? {}
+        : { headers: { 'idempotency-key': options.idempotencyKey } }),
+      signal: options.signal,
+    });
+  }
+
+  /** GET /v2/agent/{projectId}/job/{id}. */
+  getJob(projectId: string, id: string, options: CallOptions = {}): Promise<Job> {
+    return this.#transport.json<Job>({
+      method: 'GET',
+      segments: ['v2', 'agent', projectId, 'job', id],
+      signal: options.signal,
+    });
+  }
+
+  /** One page of GET /v2/agent/{projectId}/jobs, newest first. */
+  listJobs(projectId: string, options: ListJobsOptions = {}): Promise<JobList> {
+    return this.#transport.json<JobList>({
+      method: 'GET',
+      segments: ['v2', 'agent', projectId, 'jobs'],
+      query: { status: options.status, limit: options.limit, cursor: options.cursor },
+      signal: options.signal,
+    });
+  }
+
+  /** Every job of the project (optionally of one status), newest first, page after page. */
+  async *jobs(projectId: string, options: JobsIteratorOptions = {}): AsyncGenerator<Job, void, undefined> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listJobs(projectId, {
+        limit: options.pageSize ?? 100,
+        ...(options.status ? { status: options.status } : {}),
+        ...(cursor ? { cursor } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      yield* page.jobs;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  /** POST .../job/{id}/message: a follow-up on the same branch and pull request; the job becomes active again. */
+  sendMessage(projectId: string, id: string, body: PromptBody, options: CallOptions = {}): Promise<Job> {
+    return this.#transport.json<Job>({
+      method: 'POST',
+      segments: ['v2', 'agent', projectId, 'job', id, 'message'],
+      body,
+      signal: options.signal,
+    });
+  }
+
+  /** POST .../job/{id}/cancel: the job becomes failed with error.code "cancelled". */
+  cancelJob(projectId: string, id: string, options: CallOptions = {}): Promise<Job> {
+    return this.#transport.json<Job>({
+      method: 'POST',
+      segments: ['v2', 'agent', projectId, 'job', id, 'cancel'],
+      signal: options.signal,
+    });
+  }
+
+  /** POST .../job/{id}/archive: a finished job becomes archived. */
+  archiveJob(projectId: string, id: string, options: CallOptions = {}): Promise<Job> {
+    return this.#transport.json<Job>({
+      method: 'POST',
+      segments: ['v2', 'agent', projectId, 'job', id, 'archive'],
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * The job's events as they happen (server-sent events), from the first or after lastEventId;
+   * reconnects with Last-Event-ID when the connection drops, and ends when the job is over.
+   */
+  streamJobEvents(
+    projectId: string,
+    id: string,
+    options: StreamJobEventsOptions = {},
+  ): AsyncGenerator<JobEvent> {
+    return streamJobEvents(this.#transport, projectId, id, options);
+  }
+
+  /** The stored events as JSON (no stream): at most limit (1 to 1000) after the id `after`. */
+  listJobEvents(
+    projectId: string,
+    id: string,
+    options: CallOptions & { after?: number; limit?: number } = {},
+  ): Promise<JobEvent[]> {
+    return this.#transport.json<JobEvent[]>({
+      method: 'GET',
+      segments: ['v2', 'agent', projectId, 'job', id, 'events'],
+      query: { format: 'json', after: options.after, limit: options.limit },
+      signal: options.signal,
+    });
+  }
+
+  /** Resolves with the job once its status is completed, archived or failed. */
+  waitForJob(projectId: string, id: string, options: WaitForJobOptions = {}): Promise<Job> {
+    return waitForJob(
+      this.#transport,
+      (signal) => this.getJob(projectId, id, { signal }),
+      { projectId, jobId: id },
+      options,
+    );
+  }
+
+  // Analytics ------------------------------------------------------------------------------------
+
+  /** One page of GET /v1/analytics/{projectId}/views. */
+  views(projectId: string, options: ViewsOptions = {}): Promise<PageViewReport> {
+    return this.#transport.json<PageViewReport>({
+      method: 'GET',
+      segments: ['v1', 'analytics', projectId, 'views'],
+      query: {
+        dateFrom: options.dateFrom,
+        dateTo: options.dateTo,
+        limit: options.limit,
+        offset: options.offset,
+      },
+      signal: options.signal,
+    });
+  }
+
+  /** Every page of the export: the first page, then offset += limit while hasMore. */
+  async *viewPages(
+    projectId: string,
+    options: AllViewsOptions = {},
+  ): AsyncGenerator<PageViewReport, void, undefined> {
+    const limit = options.pageSize ?? 250;
+    let offset = 0;
+    for (;;) {
+      const page = await this.views(projectId, {
+        limit,
+        offset,
+        ...(options.dateFrom === undefined ? {} : { dateFrom: options.dateFrom }),
+        ...(options.dateTo === undefined ? {} : { dateTo: options.dateTo }),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      yield page;
+      // An empty page that still claims more would loop for ever: stop there.
+      if (!page.hasMore || page.views.length === 0) return;
+      offset += limit;
+    }
+  }
+
+  /** Every row of the export, page after page. */
+  async *allViews(
+    projectId: string,
+    options: AllViewsOptions = {},
+  ): AsyncGenerator<PageViewRow, void, undefined> {
+    for await (const page of this.viewPages(projectId, options)) yield* page.views;
+  }
+
+  /** The whole export in one object: totals and range of the first page, the rows of every page. */
+  async viewsReport(projectId: string, options: AllViewsOptions = {}): Promise<MergedViewsReport> {
+    let merged: MergedViewsReport | null = null;
+    for await (const page of this.viewPages(projectId, options)) {
+      if (merged === null) merged = { totals: page.totals, views: [...page.views], range: page.range };
+      else merged.views.push(...page.views);
+    }
+    return merged!;
+  }
+}

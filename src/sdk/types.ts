@@ -1,0 +1,38 @@
+// The request and response shapes of the API, taken from the TypeBox schemas the server validates
+// with. Every import here is `import type`: type stripping erases them, so at run time the client
+// loads nothing of the server (test/sdk/isolation.test.ts checks both).
+import type { Static } from 'typebox';
+import type { ErrorBodySchema } from '../http/openapi.ts';
+import type { PageViewReportSchema, ViewsQuerySchema } from '../modules/analytics/schemas.ts';
+import type { JobEventSchema } from '../modules/jobs/events/schemas.ts';
+import type { JobListSchema, JobSchema, JobStatusSchema, PromptBodySchema } from '../modules/jobs/schemas.ts';
+
+/** An agent job: the contract's fields (id, status, source, model, prLink, createdAt, archivedAt) and the additive ones. */
+export type Job = Static<typeof JobSchema>;
+/** active | completed | archived | failed */
+export type JobStatus = Static<typeof JobStatusSchema>;
+/** One page of GET /v2/agent/{projectId}/jobs. */
+export type JobList = Static<typeof JobListSchema>;
+/** The body of job creation and of a follow-up message. */
+export type PromptBody = Static<typeof PromptBodySchema>;
+/** One event of a job (SSE data, or an item of the JSON fallback). */
+export type JobEvent = Static<typeof JobEventSchema>;
+
+/** The page-view export: totals, one page of views, hasMore, and the hours counted. */
+export type PageViewReport = Static<typeof PageViewReportSchema>;
+/** One row of PageViewReport.views. */
+export type PageViewRow = PageViewReport['views'][number];
+export type PageViewTotals = PageViewReport['totals'];
+/** Query parameters of GET /v1/analytics/{projectId}/views. */
+export type ViewsQuery = Static<typeof ViewsQuerySchema>;
+
+/** The body of every 4xx/5xx answer. */
+export type ErrorBody = Static<typeof ErrorBodySchema>;
+export type ErrorDetail = NonNullable<ErrorBody['details']>[number];
+
+/** Statuses after which a job does not change unless someone acts on it. */
+export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'archived', 'failed'];
+
+export function isFinalStatus(status: JobStatus): boolean {
+  return FINAL_JOB_STATUSES.includes(status);
+}

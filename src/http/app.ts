@@ -5,8 +5,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { type IngestRouteOptions, registerIngestRoutes } from '../modules/analytics/ingest/routes.ts';
 import { registerAnalyticsRoutes } from '../modules/analytics/routes.ts';
-import { registerJobDiffRoutes } from '../modules/jobs/diff/routes.ts';
-import { registerJobEventRoutes } from '../modules/jobs/events/routes.ts';
 import { registerJobRoutes } from '../modules/jobs/routes.ts';
 import type { Logger } from '../util/logger.ts';
 import { authenticate, isApiPath } from './auth.ts';
@@ -68,8 +66,6 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   await registerOpenApi(app, context.config.publicUrl);
   registerHealthRoutes(app, context.db);
   registerJobRoutes(app, context);
-  registerJobEventRoutes(app, context);
-  registerJobDiffRoutes(app, context);
   registerAnalyticsRoutes(app, context);
   registerIngestRoutes(app, context, ingest);
   await app.ready();

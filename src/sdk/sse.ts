@@ -23,6 +23,7 @@ export class SseParser {
 
   /** Feeds decoded text; returns the events it completed. */
   push(text: string): SseMessage[] {
+    if (text === '') return [];
     let chunk = text;
     if (this.atStart && chunk.length > 0) {
       if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);

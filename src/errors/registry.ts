@@ -1,6 +1,7 @@
 // Every error code docwright answers with, gathered from the modules that own them. docs/errors.md
 // lists the same codes; test/errors/registry.test.ts fails when the two disagree.
 import { httpErrors } from '../http/errors.ts';
+import { accountErrors } from '../modules/accounts/errors.ts';
 import { analyticsErrors } from '../modules/analytics/errors.ts';
 import { importErrors } from '../modules/analytics/import/errors.ts';
 import { ingestErrors } from '../modules/analytics/ingest/errors.ts';
@@ -18,6 +19,7 @@ const OWNERS: Record<string, Record<string, ErrorFactory>> = {
   analytics: analyticsErrors,
   ingest: ingestErrors,
   import: importErrors,
+  accounts: accountErrors,
 };
 
 export interface RegisteredError extends ErrorSpec {

@@ -1,5 +1,8 @@
-// SQL for the hourly page-view rollups (page_views_hourly), one function per statement. Runs on
-// PostgreSQL 15+ and on PGlite alike.
+// SQL that writes page-view counts: the hourly truth (page_views_hourly) and the levels above it
+// (migration 0004), one function per statement. Each takes a batch of distinct keys as parallel
+// arrays for unnest (a batch repeating a key would fail: ON CONFLICT cannot update a row twice in
+// one statement). Runs on PostgreSQL 15+ and on PGlite alike. Reads are in report-queries.ts,
+// the ranking cache in ranking-queries.ts.
 import type { Queryable } from '../../db/database.ts';
 
 export type TrafficClass = 'human' | 'ai' | 'bot';
@@ -38,78 +41,97 @@ export async function upsertPageViewBatch(db: Queryable, batch: PageViewBatch): 
   );
 }
 
-/**
- * Makes the statements that follow in this transaction read one snapshot, so the totals and the
- * page of one export agree even while views are being ingested. Must be the first statement.
- */
-export async function beginSnapshotRead(tx: Queryable): Promise<void> {
-  await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-}
-
 /** An hour range in epoch seconds, each bound on the hour; null = unbounded on that side. */
 export interface HourRange {
   from: number | null;
   to: number | null;
 }
 
-// Both queries filter on (project_id, hour), the primary key's prefix, so they scan only the
-// range asked for. Bounds travel as epoch seconds: to_timestamp takes any year, where a text
-// timestamp outside 0001-9999 would be refused by the parser.
-const IN_RANGE = `project_id = $1
-   AND hour >= coalesce(to_timestamp($2::double precision), '-infinity')
-   AND hour < coalesce(to_timestamp($3::double precision), 'infinity')`;
-
-export interface ViewTotalsRow {
-  human: number;
-  ai: number;
+/** Per-path human and AI views in day or month buckets (ISO 8601 UTC bucket starts). */
+export interface PathLevelBatch {
+  projectIds: string[];
+  buckets: string[];
+  paths: string[];
+  human: number[];
+  ai: number[];
 }
 
-/** Human and AI views of every path in the range; non-AI bots are in neither. */
-export async function selectViewTotals(
-  db: Queryable,
-  projectId: string,
-  range: HourRange,
-): Promise<ViewTotalsRow> {
-  const rows = await db.query<ViewTotalsRow>(
-    `SELECT coalesce(sum(views) FILTER (WHERE traffic_class = 'human'), 0)::bigint AS human,
-            coalesce(sum(views) FILTER (WHERE traffic_class = 'ai'), 0)::bigint AS ai
-       FROM page_views_hourly
-      WHERE ${IN_RANGE}`,
-    [projectId, range.from, range.to],
+export async function upsertDailyPaths(db: Queryable, batch: PathLevelBatch): Promise<void> {
+  await db.query(
+    `INSERT INTO page_views_daily (project_id, day, path, human, ai)
+     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::bigint[], $5::bigint[])
+     ON CONFLICT (project_id, day, path)
+     DO UPDATE SET human = page_views_daily.human + EXCLUDED.human, ai = page_views_daily.ai + EXCLUDED.ai`,
+    [batch.projectIds, batch.buckets, batch.paths, batch.human, batch.ai],
   );
-  return rows[0]!;
 }
 
-export interface PathViewsRow {
-  path: string;
-  human: number;
-  ai: number;
-  total: number;
+export async function upsertMonthlyPaths(db: Queryable, batch: PathLevelBatch): Promise<void> {
+  await db.query(
+    `INSERT INTO page_views_monthly (project_id, month, path, human, ai)
+     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::bigint[], $5::bigint[])
+     ON CONFLICT (project_id, month, path)
+     DO UPDATE SET human = page_views_monthly.human + EXCLUDED.human, ai = page_views_monthly.ai + EXCLUDED.ai`,
+    [batch.projectIds, batch.buckets, batch.paths, batch.human, batch.ai],
+  );
 }
 
-/**
- * One page of paths by total (human + ai) descending, then path ascending in byte order
- * (COLLATE "C", so the order is the same on every server whatever its default collation).
- * Paths with only non-AI bot views are not listed.
- */
-export async function selectPathViewsPage(
-  db: Queryable,
-  projectId: string,
-  range: HourRange,
-  page: { limit: number; offset: number },
-): Promise<PathViewsRow[]> {
-  return db.query<PathViewsRow>(
-    `SELECT path,
-            coalesce(sum(views) FILTER (WHERE traffic_class = 'human'), 0)::bigint AS human,
-            coalesce(sum(views) FILTER (WHERE traffic_class = 'ai'), 0)::bigint AS ai,
-            sum(views)::bigint AS total
-       FROM page_views_hourly
-      WHERE ${IN_RANGE}
-        AND traffic_class IN ('human', 'ai')
-      GROUP BY path
-     HAVING sum(views) > 0
-      ORDER BY total DESC, path COLLATE "C" ASC
-      LIMIT $4 OFFSET $5`,
-    [projectId, range.from, range.to, page.limit, page.offset],
+/** Site-wide views per bucket and traffic class. */
+export interface TrafficBatch {
+  projectIds: string[];
+  buckets: string[];
+  human: number[];
+  ai: number[];
+  bot: number[];
+}
+
+export async function upsertTrafficHourly(db: Queryable, batch: TrafficBatch): Promise<void> {
+  await db.query(
+    `INSERT INTO traffic_hourly (project_id, hour, human, ai, bot)
+     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::bigint[], $4::bigint[], $5::bigint[])
+     ON CONFLICT (project_id, hour)
+     DO UPDATE SET human = traffic_hourly.human + EXCLUDED.human, ai = traffic_hourly.ai + EXCLUDED.ai,
+                   bot = traffic_hourly.bot + EXCLUDED.bot`,
+    [batch.projectIds, batch.buckets, batch.human, batch.ai, batch.bot],
+  );
+}
+
+export async function upsertTrafficDaily(db: Queryable, batch: TrafficBatch): Promise<void> {
+  await db.query(
+    `INSERT INTO traffic_daily (project_id, day, human, ai, bot)
+     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::bigint[], $4::bigint[], $5::bigint[])
+     ON CONFLICT (project_id, day)
+     DO UPDATE SET human = traffic_daily.human + EXCLUDED.human, ai = traffic_daily.ai + EXCLUDED.ai,
+                   bot = traffic_daily.bot + EXCLUDED.bot`,
+    [batch.projectIds, batch.buckets, batch.human, batch.ai, batch.bot],
+  );
+}
+
+/** AI views per bucket, agent and verification. */
+export interface AgentBatch {
+  projectIds: string[];
+  buckets: string[];
+  agents: string[];
+  verifications: string[];
+  views: number[];
+}
+
+export async function upsertAgentHourly(db: Queryable, batch: AgentBatch): Promise<void> {
+  await db.query(
+    `INSERT INTO agent_views_hourly (project_id, hour, agent, verification, views)
+     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::bigint[])
+     ON CONFLICT (project_id, hour, agent, verification)
+     DO UPDATE SET views = agent_views_hourly.views + EXCLUDED.views`,
+    [batch.projectIds, batch.buckets, batch.agents, batch.verifications, batch.views],
+  );
+}
+
+export async function upsertAgentDaily(db: Queryable, batch: AgentBatch): Promise<void> {
+  await db.query(
+    `INSERT INTO agent_views_daily (project_id, day, agent, verification, views)
+     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::bigint[])
+     ON CONFLICT (project_id, day, agent, verification)
+     DO UPDATE SET views = agent_views_daily.views + EXCLUDED.views`,
+    [batch.projectIds, batch.buckets, batch.agents, batch.verifications, batch.views],
   );
 }

@@ -1,7 +1,12 @@
-// Writes page views into the hourly rollups. Used by ingestion and by tests that seed data, so
-// both go through the same aggregation and upsert.
+// Writes page views: the hourly rollups (the truth), the levels above them (daily and monthly path
+// totals, hourly and daily traffic and agent totals) and every live ranking that covers the
+// hours written, all in one transaction. Used by ingestion, log import and tests that seed data,
+// so all go through the same aggregation and upserts.
 import type { Database, Queryable } from '../../db/database.ts';
+import { writeLevels } from './level-writes.ts';
+import { type LevelRows, levelRowsOf } from './levels.ts';
 import { type PageViewBatch, type TrafficClass, upsertPageViewBatch } from './queries.ts';
+import { maintainRankings } from './ranking-maintenance.ts';
 
 export interface PageViewCount {
   projectId: string;
@@ -30,9 +35,13 @@ export const UPSERT_BATCH_SIZE = 1000;
 const HOUR_MS = 3_600_000;
 const TRAFFIC_CLASSES: readonly TrafficClass[] = ['human', 'ai', 'bot'];
 
-interface KeyedCount {
+/** One distinct hourly key and its views, checked. */
+export interface KeyedCount {
   projectId: string;
+  /** ISO 8601 UTC, on the hour. */
   hour: string;
+  /** The same hour in epoch seconds. */
+  hourSeconds: number;
   path: string;
   trafficClass: TrafficClass;
   agent: string;
@@ -49,8 +58,9 @@ export async function recordPageViews(db: Database, rows: Iterable<PageViewCount
 }
 
 /**
- * The same, inside a transaction the caller already holds (e.g. an ingestion group commit).
- * Rows are aggregated first, then written in batches of UPSERT_BATCH_SIZE.
+ * The same, inside a transaction the caller already holds (e.g. an ingestion group commit), which
+ * must be READ COMMITTED (the default; see ranking-maintenance.ts). Rows are aggregated first,
+ * then written in batches of UPSERT_BATCH_SIZE.
  */
 export async function recordPageViewsIn(tx: Queryable, rows: Iterable<PageViewCount>): Promise<RecordResult> {
   const counts = aggregate(rows);
@@ -58,7 +68,20 @@ export async function recordPageViewsIn(tx: Queryable, rows: Iterable<PageViewCo
   return { keys: counts.length, views: counts.reduce((sum, c) => sum + c.views, 0) };
 }
 
+/**
+ * Every table in a fixed order (hourly, the levels, then rankings), each table's keys sorted:
+ * concurrent writers then take row locks in one global order and cannot deadlock.
+ */
 async function upsertCounts(tx: Queryable, counts: readonly KeyedCount[]): Promise<void> {
+  if (counts.length === 0) return;
+  await writeHourly(tx, counts);
+  const levels: LevelRows = levelRowsOf(counts);
+  await writeLevels(tx, levels);
+  await maintainRankings(tx, counts);
+}
+
+/** The hourly truth only: what recordPageViews wrote before the levels existed (benchmarks). */
+export async function writeHourly(tx: Queryable, counts: readonly KeyedCount[]): Promise<void> {
   for (let start = 0; start < counts.length; start += UPSERT_BATCH_SIZE) {
     await upsertPageViewBatch(tx, toBatch(counts.slice(start, start + UPSERT_BATCH_SIZE)));
   }
@@ -68,25 +91,21 @@ async function upsertCounts(tx: Queryable, counts: readonly KeyedCount[]): Promi
  * Sums rows that share a key (a batch repeating a key would fail as a whole), drops zero counts,
  * and sorts by key: concurrent writers then lock rows in the same order and cannot deadlock.
  */
-function aggregate(rows: Iterable<PageViewCount>): KeyedCount[] {
+export function aggregate(rows: Iterable<PageViewCount>): KeyedCount[] {
   const byKey = new Map<string, KeyedCount>();
   let index = 0;
   for (const row of rows) {
     const count = checked(row, index++);
     if (count.views === 0) continue;
-    const key = JSON.stringify([
-      count.projectId,
-      count.hour,
-      count.path,
-      count.trafficClass,
-      count.agent,
-      count.verification,
-    ]);
+    // NUL cannot occur in any part (checked), so it separates them unambiguously.
+    const key = `${count.projectId}\0${count.hour}\0${count.path}\0${count.trafficClass}\0${count.agent}\0${count.verification}`;
     const existing = byKey.get(key);
     if (existing) {
       existing.views += count.views;
       if (!Number.isSafeInteger(existing.views))
-        throw new RangeError(`page views: the count for ${key} exceeds ${Number.MAX_SAFE_INTEGER}`);
+        throw new RangeError(
+          `page views: the count for ${JSON.stringify(key.split('\0'))} exceeds ${Number.MAX_SAFE_INTEGER}`,
+        );
     } else byKey.set(key, count);
   }
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, count]) => count);
@@ -115,6 +134,7 @@ function checked(row: PageViewCount, index: number): KeyedCount {
   return {
     projectId: row.projectId,
     hour: hour.toISOString(),
+    hourSeconds: hour.getTime() / 1000,
     path: row.path,
     trafficClass: row.trafficClass,
     agent: row.agent ?? '',

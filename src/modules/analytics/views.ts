@@ -1,21 +1,16 @@
-// The page-view export: turns dateFrom/dateTo into whole UTC hours, then reads the totals and one
-// page of paths from the hourly rollups in one snapshot.
-
+// The page-view export: totals from the traffic levels and one page of paths from the range's
+// ranking (rankings.ts), read in one snapshot.
 import type { Database } from '../../db/database.ts';
-import type { ErrorDetail } from '../../errors/app-error.ts';
-import { httpErrors } from '../../http/errors.ts';
-import {
-  ACCEPTED_DATE_FORMATS,
-  ceilToHour,
-  compareInstants,
-  floorToHour,
-  type Instant,
-  isoFromEpochSeconds,
-  parseDateBound,
-} from './date-bounds.ts';
-import { analyticsErrors } from './errors.ts';
-import { beginSnapshotRead, type HourRange, selectPathViewsPage, selectViewTotals } from './queries.ts';
+import { reportedRange, resolveHourRange } from './export-range.ts';
+import type { HourRange } from './queries.ts';
+import { splitRange } from './range-split.ts';
+import { isRankingLive, type PathViewsRow, selectRankingPage } from './ranking-queries.ts';
+import { rankingFor } from './rankings.ts';
+import { beginSnapshotRead, selectPathViewsPageFromLevels, selectTrafficTotals } from './report-queries.ts';
 import { DEFAULT_VIEWS_LIMIT, type PageViewReport } from './schemas.ts';
+import { hourDaySpanParams, pathSpanParams } from './span-params.ts';
+
+export { resolveHourRange } from './export-range.ts';
 
 export interface ViewsRequest {
   dateFrom?: string | undefined;
@@ -24,30 +19,31 @@ export interface ViewsRequest {
   offset?: number | undefined;
 }
 
-function parseQueryDate(name: 'dateFrom' | 'dateTo', text: string | undefined): Instant | null {
-  if (text === undefined) return null;
-  const parsed = parseDateBound(text);
-  if (parsed.ok) return parsed.instant;
-  const shown = JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}...` : text);
-  const message = `Query parameter "${name}" must be ${ACCEPTED_DATE_FORMATS}; got ${shown} (${parsed.reason}).`;
-  const detail: ErrorDetail = { location: 'query', name, message };
-  throw httpErrors.invalid_parameter(message, { details: [detail] });
+/** A ranking can vanish between finding it and reading it (evicted, or gone stale): try again. */
+const RANKING_ATTEMPTS = 3;
+
+interface PageRead {
+  totals: { human: number; ai: number };
+  rows: PathViewsRow[];
 }
 
-/**
- * The hours to count: dateFrom rounded down and dateTo rounded up to the UTC hour, so every view
- * inside the asked range is counted. dateFrom must be earlier than dateTo as given.
- */
-export function resolveHourRange(dateFrom: string | undefined, dateTo: string | undefined): HourRange {
-  const from = parseQueryDate('dateFrom', dateFrom);
-  const to = parseQueryDate('dateTo', dateTo);
-  if (from && to && compareInstants(from, to) >= 0) {
-    const message = `Query parameter "dateTo" (${dateTo}) must be later than "dateFrom" (${dateFrom}): dateTo is exclusive, so the range would be empty.`;
-    throw analyticsErrors.invalid_date_range(message, {
-      details: [{ location: 'query', name: 'dateTo', message }],
-    });
-  }
-  return { from: from === null ? null : floorToHour(from), to: to === null ? null : ceilToHour(to) };
+async function readPage(
+  db: Database,
+  projectId: string,
+  range: HourRange,
+  rankingId: number | null,
+  page: { limit: number; offset: number },
+): Promise<PageRead | null> {
+  return db.transaction(async (tx) => {
+    await beginSnapshotRead(tx);
+    if (rankingId !== null && !(await isRankingLive(tx, rankingId))) return null;
+    const totals = await selectTrafficTotals(tx, projectId, hourDaySpanParams(splitRange(range, false)));
+    const rows =
+      rankingId !== null
+        ? await selectRankingPage(tx, rankingId, page)
+        : await selectPathViewsPageFromLevels(tx, projectId, pathSpanParams(splitRange(range, true)), page);
+    return { totals, rows };
+  });
 }
 
 export async function exportPageViews(
@@ -59,23 +55,18 @@ export async function exportPageViews(
   // The route's schema fills in the defaults; these cover callers that bypass it.
   const limit = request.limit ?? DEFAULT_VIEWS_LIMIT;
   const offset = request.offset ?? 0;
-  const { totals, rows } = await db.transaction(async (tx) => {
-    await beginSnapshotRead(tx);
-    const totals = await selectViewTotals(tx, projectId, range);
-    // One row more than asked says whether another page follows, without counting them all.
-    const rows = await selectPathViewsPage(tx, projectId, range, {
-      limit: limit + 1,
-      offset,
-    });
-    return { totals, rows };
-  });
+  // One row more than asked says whether another page follows, without counting them all.
+  const page = { limit: limit + 1, offset };
+  let read: PageRead | null = null;
+  for (let attempt = 1; read === null; attempt++) {
+    const rankingId = attempt < RANKING_ATTEMPTS ? await rankingFor(db, projectId, range) : null;
+    read = await readPage(db, projectId, range, rankingId, page);
+  }
+  const { totals, rows } = read;
   return {
     totals: { human: totals.human, ai: totals.ai, total: totals.human + totals.ai },
     views: rows.slice(0, limit).map((r) => ({ path: r.path, human: r.human, ai: r.ai, total: r.total })),
     hasMore: rows.length > limit,
-    range: {
-      from: range.from === null ? null : isoFromEpochSeconds(range.from),
-      to: range.to === null ? null : isoFromEpochSeconds(range.to),
-    },
+    range: reportedRange(range),
   };
 }

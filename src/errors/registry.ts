@@ -2,6 +2,7 @@
 // lists the same codes; test/errors/registry.test.ts fails when the two disagree.
 import { httpErrors } from '../http/errors.ts';
 import { accountErrors } from '../modules/accounts/errors.ts';
+import { collectErrors } from '../modules/analytics/collect/errors.ts';
 import { analyticsErrors } from '../modules/analytics/errors.ts';
 import { importErrors } from '../modules/analytics/import/errors.ts';
 import { ingestErrors } from '../modules/analytics/ingest/errors.ts';
@@ -20,6 +21,7 @@ const OWNERS: Record<string, Record<string, ErrorFactory>> = {
   ingest: ingestErrors,
   import: importErrors,
   accounts: accountErrors,
+  collect: collectErrors,
 };
 
 export interface RegisteredError extends ErrorSpec {

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { type CollectRouteOptions, registerCollectRoutes } from '../modules/analytics/collect/routes.ts';
 import { type IngestRouteOptions, registerIngestRoutes } from '../modules/analytics/ingest/routes.ts';
 import { registerAnalyticsRoutes } from '../modules/analytics/routes.ts';
 import { registerJobRoutes } from '../modules/jobs/routes.ts';
@@ -19,10 +20,12 @@ export interface BuildAppOptions extends AppContext {
   logger: Logger;
   /** Ingest settings (tests: a writer whose stats they read, a small pending bound). */
   ingest?: IngestRouteOptions;
+  /** Browser-script settings (tests: a small rate limit, a fixed clock). */
+  collect?: CollectRouteOptions;
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
-  const { logger, ingest, ...context } = options;
+  const { logger, ingest, collect, ...context } = options;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
@@ -67,7 +70,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   registerHealthRoutes(app, context.db);
   registerJobRoutes(app, context);
   registerAnalyticsRoutes(app, context);
-  registerIngestRoutes(app, context, ingest);
+  const classification = context.classification ? { classification: context.classification } : {};
+  registerIngestRoutes(app, context, { ...classification, ...ingest });
+  registerCollectRoutes(app, context, { ...classification, ...collect });
   await app.ready();
   return app;
 }

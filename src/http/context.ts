@@ -10,6 +10,7 @@ import type {
 } from 'fastify';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
+import type { ClassificationContext } from '../modules/analytics/classification/context.ts';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -22,12 +23,20 @@ export type App = FastifyInstance<
 export interface AppContext {
   db: Database;
   config: Pick<Config, 'jobRateLimitPerHour' | 'defaultModel' | 'publicUrl'>;
+  /**
+   * How page views are classified (the agent list with DOCWRIGHT_EXTRA_AGENT_LISTS); one per
+   * server, shared by the ingest API and the browser script. Default: the curated list only.
+   */
+  classification?: ClassificationContext;
   /** Called after a job is created or re-activated, so a worker in this process starts at once. */
   onJobQueued?: (jobId: string) => void;
 }
 
-/** Who may call a route: declared on each /v1 and /v2 route as config.access. */
-export type RouteAccess = 'read' | 'write' | 'ingest';
+/**
+ * Who may call a route: declared on each /v1 and /v2 route as config.access. 'public' opts a
+ * route out of keys deliberately (the browser script's endpoint, which checks origins instead).
+ */
+export type RouteAccess = 'read' | 'write' | 'ingest' | 'public';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -8,6 +8,7 @@ import { buildApp } from '../http/app.ts';
 import type { App } from '../http/context.ts';
 import type { Logger } from '../util/logger.ts';
 import { firstStartBanner, laterStartHint, startBanner } from './banner.ts';
+import { classificationWithExtraLists } from './commands/agents-list.ts';
 import { ADMIN_COMMANDS } from './commands/registry.ts';
 import { type ControlSocket, startControlSocket } from './control/control-server.ts';
 import { firstStart } from './first-start.ts';
@@ -90,6 +91,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
         defaultModel: config.defaultModel,
         publicUrl: config.publicUrl,
       },
+      // One agent list for the whole server, with the operator's extra lists.
+      classification: classificationWithExtraLists(config.extraAgentLists),
       ...(jobListeners.length > 0
         ? {
             onJobQueued: (jobId: string) => {

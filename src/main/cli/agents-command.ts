@@ -1,7 +1,7 @@
 // `docwright agents list`: which AI agents classification recognises, and how each is verified.
 import type { Command } from 'commander';
 import { ConfigError, readExtraAgentLists } from '../../config/config.ts';
-import { type AgentListing, cliClassificationContext, listAgents } from '../commands/agents-list.ts';
+import { type AgentListing, classificationWithExtraLists, listAgents } from '../commands/agents-list.ts';
 import { print, printJson, table } from './output.ts';
 
 function verification(row: AgentListing['agents'][number]): string {
@@ -50,7 +50,7 @@ export function registerAgentsCommands(program: Command): void {
     .action((options: { json?: boolean }) => {
       const lists = readExtraAgentLists();
       if (lists.problems.length > 0) throw new ConfigError(lists.problems);
-      const listing = listAgents(cliClassificationContext(lists.paths));
+      const listing = listAgents(classificationWithExtraLists(lists.paths, { webBotAuth: false }));
       if (options.json) printJson(listing);
       else print(renderAgents(listing));
     });

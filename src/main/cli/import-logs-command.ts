@@ -9,7 +9,7 @@ import {
 } from '../../modules/analytics/import/formats.ts';
 import type { FieldMap } from '../../modules/analytics/import/json-format.ts';
 import { PRESETS } from '../../modules/analytics/import/presets.ts';
-import { cliClassificationContext } from '../commands/agents-list.ts';
+import { classificationWithExtraLists } from '../commands/agents-list.ts';
 import { renderImportSummary } from '../commands/import-logs-render.ts';
 import { importLogs } from '../commands/import-logs-run.ts';
 import { print, printJson } from './output.ts';
@@ -77,7 +77,7 @@ export function registerImportLogsCommand(program: Command): void {
         if (files.filter((f) => f === '-').length > 1)
           throw new UsageError('standard input (-) can be read once only.');
         const config = loadConfig();
-        const classification = cliClassificationContext(config.extraAgentLists);
+        const classification = classificationWithExtraLists(config.extraAgentLists, { webBotAuth: false });
         let result: Awaited<ReturnType<typeof importLogs>>;
         try {
           result = await importLogs(config, {

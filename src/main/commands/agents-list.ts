@@ -34,10 +34,17 @@ export interface AgentListing {
   skipped: { token: string; reason: string }[];
 }
 
-/** The classification context the CLI uses; a broken list is a configuration problem. */
-export function cliClassificationContext(extraLists: readonly string[]): ClassificationContext {
+/**
+ * The classification context with the operator's extra lists; a broken list is a configuration
+ * problem (exit 1 with its message), not a bug. The CLI reads logs, which carry no signatures,
+ * so it leaves Web Bot Auth out; the server keeps it.
+ */
+export function classificationWithExtraLists(
+  extraLists: readonly string[],
+  options: { webBotAuth?: false } = {},
+): ClassificationContext {
   try {
-    return createClassificationContext({ extraLists, webBotAuth: false });
+    return createClassificationContext({ extraLists, ...options });
   } catch (error) {
     if (error instanceof AgentListError) throw new ConfigError([error.message]);
     throw error;

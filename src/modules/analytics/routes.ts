@@ -1,9 +1,33 @@
-// The /v1 analytics routes. The contract fixes the page-view export (GET .../views).
+// The /v1 analytics export routes. The contract fixes the page-view export (GET .../views); the
+// agents and time-series exports and CSV answers are additive (docs/analytics-export.md).
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App, AppContext } from '../../http/context.ts';
 import { errorResponses } from '../../http/openapi.ts';
-import { MAX_VIEWS_LIMIT, type PageViewReport, PageViewReportSchema, ViewsQuerySchema } from './schemas.ts';
+import { type AgentCatalog, curatedAgentCatalog } from './agent-catalog.ts';
+import { exportAgents } from './agents.ts';
+import { type CsvCell, toCsv } from './csv.ts';
+import { exportFormat } from './negotiate.ts';
+import {
+  type AgentReport,
+  AgentReportSchema,
+  AgentsQuerySchema,
+  MAX_TIMESERIES_BUCKETS,
+  MAX_VIEWS_LIMIT,
+  type PageViewReport,
+  PageViewReportSchema,
+  TimeseriesQuerySchema,
+  type TimeseriesReport,
+  TimeseriesReportSchema,
+  ViewsQuerySchema,
+} from './schemas.ts';
+import { exportTimeseries } from './timeseries.ts';
 import { exportPageViews } from './views.ts';
+
+export interface AnalyticsRouteOptions {
+  /** Operator and category of each agent; defaults to the curated list (data/ai-agents.json). */
+  agentCatalog?: AgentCatalog;
+}
 
 const ProjectParams = Type.Object({
   projectId: Type.String({ description: 'The project identifier (prj_...).' }),
@@ -11,28 +35,137 @@ const ProjectParams = Type.Object({
 
 const security = [{ bearerAuth: [] }];
 const tags = ['analytics'];
+const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
 
-export function registerAnalyticsRoutes(app: App, context: AppContext): void {
+const PAGING = `dateFrom is inclusive and dateTo exclusive; an omitted bound is unbounded. Counts are kept per UTC hour: a bound inside an hour widens the range to that whole hour, and range in the answer says which hours were counted. Page with limit (1 to ${MAX_VIEWS_LIMIT}) and offset while hasMore is true.`;
+const CSV_NOTE =
+  'With "Accept: text/csv" the same page comes as CSV (RFC 4180, header row; text cells starting with = + - @ get a leading apostrophe); a Link header with rel="next" gives the next page while there is one.';
+
+/** JSON, or the same rows as CSV, in one 200 response described for OpenAPI. */
+function jsonOrCsv(ref: string, description: string): Record<number, unknown> {
+  return {
+    200: {
+      description,
+      content: {
+        'application/json': { schema: Type.Unsafe({ $ref: `${ref}#` }) },
+        'text/csv': { schema: Type.String({ description: 'The same page as CSV, header row first.' }) },
+      },
+    },
+  };
+}
+
+/** The request's own URL with offset moved on by limit: the next page, as a relative reference. */
+function nextPageLink(request: FastifyRequest, limit: number, offset: number): string {
+  const url = new URL(request.url, 'http://placeholder');
+  url.searchParams.set('offset', String(offset + limit));
+  return `<${url.pathname}${url.search}>; rel="next"`;
+}
+
+function sendCsv(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: { limit: number; offset: number; hasMore: boolean },
+  file: string,
+  header: readonly string[],
+  rows: readonly (readonly CsvCell[])[],
+): string {
+  reply.type(CSV_TYPE).header('content-disposition', `attachment; filename="${file}"`);
+  if (page.hasMore) reply.header('link', nextPageLink(request, page.limit, page.offset));
+  return toCsv(header, rows);
+}
+
+export function registerAnalyticsRoutes(
+  app: App,
+  context: AppContext,
+  options: AnalyticsRouteOptions = {},
+): void {
   const { db } = context;
+  const catalog = options.agentCatalog ?? curatedAgentCatalog();
   app.addSchema(PageViewReportSchema);
+  app.addSchema(AgentReportSchema);
+  app.addSchema(TimeseriesReportSchema);
+  // The same URL answers JSON or CSV: shared caches must key on Accept.
+  const varyOnAccept = async (_request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('vary', 'Accept');
+  };
 
   app.get(
     '/v1/analytics/:projectId/views',
     {
       config: { access: 'read' },
+      onRequest: varyOnAccept,
       schema: {
         tags,
         security,
         summary: 'Export page views, human and AI',
-        description: `Site-wide totals and per-page counts over a date range, each split into human readers and AI agents (non-AI bots are in neither). dateFrom is inclusive and dateTo exclusive; an omitted bound is unbounded. Counts are kept per UTC hour: a bound inside an hour widens the range to that whole hour, and range in the answer says which hours were counted. views are ordered by total descending, then path ascending; page with limit (1 to ${MAX_VIEWS_LIMIT}) and offset while hasMore is true. A read or admin key is needed.`,
+        description: `Site-wide totals and per-page counts over a date range, each split into human readers and AI agents (non-AI bots are in neither). ${PAGING} views are ordered by total descending, then path ascending. ${CSV_NOTE} A read or admin key is needed.`,
         params: ProjectParams,
         querystring: ViewsQuerySchema,
+        response: { ...jsonOrCsv('PageViewReport', 'The page view report.'), ...errorResponses() },
+      },
+    },
+    async (request, reply): Promise<PageViewReport | string> => {
+      const report = await exportPageViews(db, request.params.projectId, request.query);
+      if (exportFormat(request.headers.accept) === 'json') return report;
+      const { limit = 0, offset = 0 } = request.query;
+      return sendCsv(
+        request,
+        reply,
+        { limit, offset, hasMore: report.hasMore },
+        'views.csv',
+        ['path', 'human', 'ai', 'total'],
+        report.views.map((v) => [v.path, v.human, v.ai, v.total]),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/analytics/:projectId/agents',
+    {
+      config: { access: 'read' },
+      onRequest: varyOnAccept,
+      schema: {
+        tags,
+        security,
+        summary: 'Export AI-agent views, verified and unverified',
+        description: `AI views per agent over a date range, with the agent's operator and category and how many views were verified (published IP ranges or Web Bot Auth). ${PAGING} agents are ordered by total descending, then agent ascending. ${CSV_NOTE} A read or admin key is needed.`,
+        params: ProjectParams,
+        querystring: AgentsQuerySchema,
+        response: { ...jsonOrCsv('AgentReport', 'The AI-agent report.'), ...errorResponses() },
+      },
+    },
+    async (request, reply): Promise<AgentReport | string> => {
+      const report = await exportAgents(db, request.params.projectId, request.query, catalog);
+      if (exportFormat(request.headers.accept) === 'json') return report;
+      const { limit = 0, offset = 0 } = request.query;
+      return sendCsv(
+        request,
+        reply,
+        { limit, offset, hasMore: report.hasMore },
+        'agents.csv',
+        ['agent', 'operator', 'category', 'verified', 'unverified', 'total'],
+        report.agents.map((a) => [a.agent, a.operator, a.category, a.verified, a.unverified, a.total]),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/analytics/:projectId/timeseries',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags,
+        security,
+        summary: 'Export human, AI and bot views per hour or day',
+        description: `Views per UTC hour or day (interval), split into human, AI and non-AI bot traffic. Every bucket of the range is listed, empty ones with zeros, at most ${MAX_TIMESERIES_BUCKETS} (400 too_many_buckets beyond). dateFrom is inclusive and dateTo exclusive, both widened outward to whole buckets; an omitted bound is the first or last bucket with views. A read or admin key is needed.`,
+        params: ProjectParams,
+        querystring: TimeseriesQuerySchema,
         response: {
-          200: Type.Unsafe<PageViewReport>({ $ref: 'PageViewReport#', description: 'The page view report.' }),
+          200: Type.Unsafe<TimeseriesReport>({ $ref: 'TimeseriesReport#', description: 'The time series.' }),
           ...errorResponses(),
         },
       },
     },
-    async (request) => exportPageViews(db, request.params.projectId, request.query),
+    async (request) => exportTimeseries(db, request.params.projectId, request.query),
   );
 }

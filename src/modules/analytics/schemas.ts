@@ -1,48 +1,70 @@
-// The page-view export as the API shows it: the contract's totals, views and hasMore, plus the
-// additive range field saying which hours were counted.
+// The exports as the API shows them: the contract's page-view report (totals, views, hasMore) plus
+// the additive range field, and the additive agents and time-series reports.
 import { type Static, Type } from 'typebox';
+import { AGENT_CATEGORIES } from './classification/types.ts';
 import { ACCEPTED_DATE_FORMATS } from './date-bounds.ts';
 
 export const MAX_VIEWS_LIMIT = 250;
 export const DEFAULT_VIEWS_LIMIT = 50;
+/** Buckets one time series may have: 100 days of hours, or about 6.5 years of days. */
+export const MAX_TIMESERIES_BUCKETS = 2400;
 
-export const ViewsQuerySchema = Type.Object({
-  dateFrom: Type.Optional(
-    Type.String({
-      description: `Inclusive start: ${ACCEPTED_DATE_FORMATS}. A time inside an hour counts from the start of that hour. Omitted: unbounded.`,
-      examples: ['2026-01-01', '2026-01-01T09:00:00+02:00'],
-    }),
-  ),
-  dateTo: Type.Optional(
-    Type.String({
-      description: `Exclusive end: ${ACCEPTED_DATE_FORMATS}. A time inside an hour counts up to the end of that hour. Must be later than dateFrom. Omitted: unbounded.`,
-      examples: ['2026-02-01', '2026-01-31T18:00:00Z'],
-    }),
-  ),
-  // Optional with a default: Ajv fills the default in, and OpenAPI shows the parameter as optional.
-  limit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: MAX_VIEWS_LIMIT,
-      default: DEFAULT_VIEWS_LIMIT,
-      description: `Paths per response, 1 to ${MAX_VIEWS_LIMIT}, written in decimal digits.`,
-    }),
-  ),
-  offset: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: Number.MAX_SAFE_INTEGER,
-      default: 0,
-      description:
-        'Rows to skip, written in decimal digits. While hasMore is true, ask again with offset + limit.',
-    }),
-  ),
-});
+const DateFrom = Type.Optional(
+  Type.String({
+    description: `Inclusive start: ${ACCEPTED_DATE_FORMATS}. A time inside an hour counts from the start of that hour. Omitted: unbounded.`,
+    examples: ['2026-01-01', '2026-01-01T09:00:00+02:00'],
+  }),
+);
+const DateTo = Type.Optional(
+  Type.String({
+    description: `Exclusive end: ${ACCEPTED_DATE_FORMATS}. A time inside an hour counts up to the end of that hour. Must be later than dateFrom. Omitted: unbounded.`,
+    examples: ['2026-02-01', '2026-01-31T18:00:00Z'],
+  }),
+);
+
+function pagedRangeQuery(rows: string) {
+  return Type.Object({
+    dateFrom: DateFrom,
+    dateTo: DateTo,
+    // Optional with a default: Ajv fills the default in, and OpenAPI shows the parameter as optional.
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_VIEWS_LIMIT,
+        default: DEFAULT_VIEWS_LIMIT,
+        description: `${rows} per response, 1 to ${MAX_VIEWS_LIMIT}, written in decimal digits.`,
+      }),
+    ),
+    offset: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        default: 0,
+        description:
+          'Rows to skip, written in decimal digits. While hasMore is true, ask again with offset + limit.',
+      }),
+    ),
+  });
+}
+
+export const ViewsQuerySchema = pagedRangeQuery('Paths');
 export type ViewsQuery = Static<typeof ViewsQuerySchema>;
+export const AgentsQuerySchema = pagedRangeQuery('Agents');
 
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 const Timestamp = (description: string) =>
   Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
+
+const RangeSchema = (description: string) =>
+  Type.Object(
+    {
+      from: Timestamp('Start of the first hour counted (inclusive), UTC; null when dateFrom was omitted.'),
+      to: Timestamp('End of the last hour counted (exclusive), UTC; null when dateTo was omitted.'),
+    },
+    { description },
+  );
+const HOURS_COUNTED =
+  'The hours actually counted: counts are kept per UTC hour, so bounds inside an hour widen to whole hours.';
 
 export const PageViewReportSchema = Type.Object(
   {
@@ -69,17 +91,111 @@ export const PageViewReportSchema = Type.Object(
     hasMore: Type.Boolean({
       description: 'True exactly when more rows follow this page: ask again with offset + limit.',
     }),
-    range: Type.Object(
-      {
-        from: Timestamp('Start of the first hour counted (inclusive), UTC; null when dateFrom was omitted.'),
-        to: Timestamp('End of the last hour counted (exclusive), UTC; null when dateTo was omitted.'),
-      },
-      {
-        description:
-          'The hours actually counted: counts are kept per UTC hour, so bounds inside an hour widen to whole hours.',
-      },
-    ),
+    range: RangeSchema(HOURS_COUNTED),
   },
   { $id: 'PageViewReport', title: 'Page view report' },
 );
 export type PageViewReport = Static<typeof PageViewReportSchema>;
+
+// Spelled out so the static type keeps the literals (a mapped array would widen them).
+const Category = Type.Union(
+  [
+    Type.Literal('assistant'),
+    Type.Literal('search'),
+    Type.Literal('training'),
+    Type.Literal('coding'),
+    Type.Literal('other_ai'),
+    Type.Null(),
+  ],
+  {
+    description: `What the agent does (${AGENT_CATEGORIES.join(', ')}, from the agent list); null when the list no longer has it.`,
+  },
+);
+
+export const AgentReportSchema = Type.Object(
+  {
+    totals: Type.Object(
+      {
+        verified: Count('AI views whose claim was verified (IP ranges or Web Bot Auth), over every agent.'),
+        unverified: Count('AI views whose claim could not be verified, over every agent.'),
+        total: Count('verified + unverified: every AI view in the range.'),
+      },
+      { description: 'Totals over every AI agent in the range, whatever the page.' },
+    ),
+    agents: Type.Array(
+      Type.Object({
+        agent: Type.String({ description: 'The agent name, as in the agent list ("GPTBot").' }),
+        operator: Type.Union([Type.String(), Type.Null()], {
+          description: 'Who runs it (from the agent list); null when unknown.',
+        }),
+        category: Category,
+        verified: Count('Views whose claim to be this agent was verified.'),
+        unverified: Count('Views that claimed to be this agent, unverified.'),
+        total: Count('verified + unverified.'),
+      }),
+      {
+        description:
+          'Per-agent AI views, by total descending, then agent ascending (byte order). Agents with no views in the range are not listed; non-AI bots never are.',
+      },
+    ),
+    hasMore: Type.Boolean({
+      description: 'True exactly when more rows follow this page: ask again with offset + limit.',
+    }),
+    range: RangeSchema(HOURS_COUNTED),
+  },
+  { $id: 'AgentReport', title: 'AI agent report' },
+);
+export type AgentReport = Static<typeof AgentReportSchema>;
+
+export const TIMESERIES_INTERVALS = ['hour', 'day'] as const;
+export type TimeseriesInterval = (typeof TIMESERIES_INTERVALS)[number];
+
+export const TimeseriesQuerySchema = Type.Object({
+  interval: Type.Optional(
+    Type.Union([Type.Literal('hour'), Type.Literal('day')], {
+      default: 'day',
+      description: 'Bucket size: a UTC hour or a UTC day. Default day.',
+    }),
+  ),
+  dateFrom: Type.Optional(
+    Type.String({
+      description: `Inclusive start: ${ACCEPTED_DATE_FORMATS}. Widened down to the start of its bucket. Omitted: the first bucket with views.`,
+      examples: ['2026-01-01'],
+    }),
+  ),
+  dateTo: Type.Optional(
+    Type.String({
+      description: `Exclusive end: ${ACCEPTED_DATE_FORMATS}. Widened up to the end of its bucket. Must be later than dateFrom. Omitted: the end of the last bucket with views.`,
+      examples: ['2026-02-01'],
+    }),
+  ),
+});
+export type TimeseriesQuery = Static<typeof TimeseriesQuerySchema>;
+
+const TrafficCounts = {
+  human: Count('Views from human readers.'),
+  ai: Count('Views from AI agents.'),
+  bot: Count('Views from non-AI bots (search engines, monitors, link previews).'),
+  total: Count('human + ai (bots excluded, as in the page-view report).'),
+};
+
+export const TimeseriesReportSchema = Type.Object(
+  {
+    interval: Type.Union([Type.Literal('hour'), Type.Literal('day')], { description: 'The bucket size.' }),
+    totals: Type.Object(TrafficCounts, { description: 'Sums over every bucket.' }),
+    buckets: Type.Array(
+      Type.Object({
+        start: Type.String({ format: 'date-time', description: 'Start of the bucket (UTC).' }),
+        ...TrafficCounts,
+      }),
+      {
+        description: `Every bucket of the range in time order, empty ones included with zeros; at most ${MAX_TIMESERIES_BUCKETS}.`,
+      },
+    ),
+    range: RangeSchema(
+      'The buckets counted: bounds widen outward to whole buckets; an omitted bound is the first or last bucket with views, null when there are none.',
+    ),
+  },
+  { $id: 'TimeseriesReport', title: 'Traffic time series' },
+);
+export type TimeseriesReport = Static<typeof TimeseriesReportSchema>;

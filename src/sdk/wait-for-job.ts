@@ -1,6 +1,7 @@
 // waitForJob: resolves with the job once its status is completed, archived or failed. It polls
 // GET .../job/{id} with growing, jittered delays, or, given onEvent, follows the job's event stream
-// and reads the job when a run ends (falling back to polling on a server without the stream).
+// until the server ends it and then reads the job (falling back to polling on a server without
+// the stream).
 // Rate limits and overload (429, 503) are waited out as long as their Retry-After says; other
 // client errors (404, 401...) end the wait at once.
 import { DocwrightError, DocwrightNetworkError, DocwrightTimeoutError } from './errors.ts';
@@ -26,9 +27,6 @@ export interface WaitForJobOptions {
   /** Passed to the event stream when onEvent is given. */
   stream?: Pick<StreamJobEventsOptions, 'maxReconnects' | 'reconnectMs'>;
 }
-
-/** Event types that end a run: the job's status may have become final. */
-const RUN_END_EVENTS = new Set(['completed', 'failed', 'archived']);
 
 export async function waitForJob(
   transport: Transport,
@@ -76,21 +74,21 @@ export async function waitForJob(
     // The id of the last event handed to onEvent: each follow resumes after it.
     const cursor = { lastEventId: undefined as number | undefined };
     for (;;) {
-      const job = await read();
-      if (job !== null && isFinalStatus(job.status)) return job;
-      if (job === null) continue;
+      // With onEvent the stream comes first, also for a job that is already over: the caller then
+      // sees its events whether the run ended before or after this call.
       if (useStream) {
         try {
-          await followUntilRunEnds(transport, ids, options, signal, cursor);
+          await followUntilOver(transport, ids, options, signal, cursor);
         } catch (error) {
           // A server without the event stream: poll instead.
           if (error instanceof DocwrightError && error.code === 'route_not_found') useStream = false;
           else if (transientWait(error, signal) === null) throw error;
-          // Transient stream trouble: read the job again, then follow again.
+          // Transient stream trouble: read the job, then follow again from the cursor.
         }
-        continue;
       }
-      await sleep(delays.next(), signal);
+      const job = await read();
+      if (job !== null && isFinalStatus(job.status)) return job;
+      if (job !== null && !useStream) await sleep(delays.next(), signal);
     }
   } catch (error) {
     // Our own timeout, or the caller's abort: fetch and sleep reject with the signal's reason.
@@ -103,10 +101,10 @@ export async function waitForJob(
 }
 
 /**
- * Follows the event stream, after the cursor, until it ends or shows the end of a run (the caller
- * then reads the job: the end may be an earlier run's, replayed, before a follow-up).
+ * Follows the event stream, after the cursor, until it ends: the server ends it once the job is
+ * over (its current run's completed or failed event sent, or archived), and then answers 204.
  */
-async function followUntilRunEnds(
+async function followUntilOver(
   transport: Transport,
   ids: { projectId: string; jobId: string },
   options: WaitForJobOptions,
@@ -121,7 +119,6 @@ async function followUntilRunEnds(
   for await (const event of events) {
     cursor.lastEventId = event.id;
     options.onEvent!(event);
-    if (RUN_END_EVENTS.has(event.type)) return;
   }
 }
 

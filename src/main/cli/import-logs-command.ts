@@ -7,6 +7,7 @@ import {
   type LogFormat,
   parseMapping,
 } from '../../modules/analytics/import/formats.ts';
+import { DEFAULT_CHUNK_LIMITS } from '../../modules/analytics/import/importer.ts';
 import type { FieldMap } from '../../modules/analytics/import/json-format.ts';
 import { PRESETS } from '../../modules/analytics/import/presets.ts';
 import { classificationWithExtraLists } from '../commands/agents-list.ts';
@@ -22,6 +23,14 @@ function collectMap(raw: string, previous: FieldMap = {}): FieldMap {
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message.replace(/^--map: /, ''));
   }
+}
+
+function chunkLines(raw: string): number {
+  const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > 10_000_000) {
+    throw new InvalidArgumentError('give a whole number of lines from 1 to 10000000.');
+  }
+  return n;
 }
 
 export function registerImportLogsCommand(program: Command): void {
@@ -48,6 +57,11 @@ export function registerImportLogsCommand(program: Command): void {
         'Fields: timestamp, url, path, method, status, userAgent, ip, accept, referrer',
       collectMap,
     )
+    .option(
+      '--chunk-lines <n>',
+      `lines per transaction (default ${DEFAULT_CHUNK_LIMITS.lines}); a crash re-reads at most one chunk`,
+      chunkLines,
+    )
     .option('--json', 'print the summary as one JSON document')
     .option('--no-progress', 'no progress display on stderr')
     .argument('<files...>', 'log files (plain or gzip), or - for standard input')
@@ -72,6 +86,7 @@ export function registerImportLogsCommand(program: Command): void {
           map?: FieldMap;
           json?: boolean;
           progress: boolean;
+          chunkLines?: number;
         },
       ) => {
         if (files.filter((f) => f === '-').length > 1)
@@ -89,6 +104,9 @@ export function registerImportLogsCommand(program: Command): void {
               ...(options.map ? { map: options.map } : {}),
             },
             classification,
+            ...(options.chunkLines
+              ? { chunkLimits: { ...DEFAULT_CHUNK_LIMITS, lines: options.chunkLines } }
+              : {}),
             progress: options.progress ? process.stderr : null,
           });
         } catch (error) {

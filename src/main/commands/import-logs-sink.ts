@@ -13,11 +13,12 @@ import type { Config } from '../../config/config.ts';
 import { DataDirLockedError, type LockHolder, readLockHolder } from '../../db/data-dir-lock.ts';
 import { type OpenedDatabase, openDatabase } from '../../db/open.ts';
 import type { ImportChunk } from '../../modules/analytics/import/chunk.ts';
+import { readLedgerEntries } from '../../modules/analytics/import/database-sink.ts';
 import { applyChunk, type ChunkOutcome } from '../../modules/analytics/import/ledger.ts';
 import type { ImportSink, LedgerEntry } from '../../modules/analytics/import/sink.ts';
 import { ControlConnectionError, sendToServer } from '../control/control-client.ts';
 import { isShortLivedHolder, WAIT_FOR_SHORT_HOLDER_MS } from '../open-when-free.ts';
-import { importLogsChunk, importLogsLedger, ledgerEntries } from './import-logs-commands.ts';
+import { importLogsChunk, importLogsLedger } from './import-logs-commands.ts';
 
 const POLL_MS = 150;
 /** Times one call is sent again after the server went away or its answer was lost. */
@@ -98,7 +99,7 @@ export async function openImportSink(config: Pick<Config, 'databaseUrl' | 'dataD
     readLedger(projectId, fingerprints) {
       const input = { projectId, fingerprints };
       return call<LedgerEntry[]>(importLogsLedger.name, input, (opened) =>
-        ledgerEntries(opened.db, projectId, fingerprints),
+        readLedgerEntries(opened.db, projectId, fingerprints),
       );
     },
     applyChunk(chunk: ImportChunk) {

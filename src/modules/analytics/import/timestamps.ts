@@ -63,7 +63,7 @@ export function parseIsoTime(text: string): number | null {
 /**
  * Epoch numbers in the unit their size suggests: seconds (Cloudflare "unix", CloudFront
  * "timestamp"), milliseconds (Vercel), microseconds, or nanoseconds (Cloudflare's default
- * "unixnano"). Any time between 1973 and 2286 is read correctly whatever its unit.
+ * "unixnano"). Any time from March 1973 to the year 5000 is read correctly whatever its unit.
  */
 export function parseEpoch(value: number): number | null {
   if (!Number.isFinite(value) || value <= 0) return null;

@@ -1,7 +1,21 @@
 // The typed client of the docwright HTTP API: agent jobs (/v2) and page-view analytics (/v1).
+
+import { agentsToCsv, viewsToCsv } from './csv.ts';
 import { type StreamJobEventsOptions, streamJobEvents } from './job-events.ts';
-import { type FetchLike, Transport } from './transport.ts';
-import type { Job, JobEvent, JobList, JobStatus, PageViewReport, PageViewRow, PromptBody } from './types.ts';
+import { type FetchLike, type RequestSpec, Transport } from './transport.ts';
+import type {
+  AgentReport,
+  AgentRow,
+  Job,
+  JobEvent,
+  JobList,
+  JobStatus,
+  PageViewReport,
+  PageViewRow,
+  PromptBody,
+  TimeseriesQuery,
+  TimeseriesReport,
+} from './types.ts';
 import { type WaitForJobOptions, waitForJob } from './wait-for-job.ts';
 
 export interface DocwrightClientOptions {
@@ -58,6 +72,14 @@ export interface AllViewsOptions extends CallOptions {
 
 /** Every page of the export merged: the totals, every row, and the hours counted. */
 export type MergedViewsReport = Omit<PageViewReport, 'hasMore'>;
+export type MergedAgentReport = Omit<AgentReport, 'hasMore'>;
+
+export interface TimeseriesOptions extends CallOptions {
+  /** hour or day (server default day). */
+  interval?: TimeseriesQuery['interval'];
+  dateFrom?: string;
+  dateTo?: string;
+}
 
 export class DocwrightClient {
   readonly #transport: Transport;
@@ -187,9 +209,103 @@ export class DocwrightClient {
 
   /** One page of GET /v1/analytics/{projectId}/views. */
   views(projectId: string, options: ViewsOptions = {}): Promise<PageViewReport> {
-    return this.#transport.json<PageViewReport>({
+    return this.#transport.json<PageViewReport>(this.#rangeRequest(projectId, 'views', options));
+  }
+
+  /** Every page of the page-view export: the first page, then offset += limit while hasMore. */
+  viewPages(
+    projectId: string,
+    options: AllViewsOptions = {},
+  ): AsyncGenerator<PageViewReport, void, undefined> {
+    return this.#pages(
+      (page) => this.views(projectId, page),
+      options,
+      (r) => r.views.length,
+    );
+  }
+
+  /** Every row of the page-view export, page after page. */
+  async *allViews(
+    projectId: string,
+    options: AllViewsOptions = {},
+  ): AsyncGenerator<PageViewRow, void, undefined> {
+    for await (const page of this.viewPages(projectId, options)) yield* page.views;
+  }
+
+  /** The whole page-view export in one object: totals and range of the first page, the rows of every page. */
+  async viewsReport(projectId: string, options: AllViewsOptions = {}): Promise<MergedViewsReport> {
+    let merged: MergedViewsReport | null = null;
+    for await (const page of this.viewPages(projectId, options)) {
+      if (merged === null) merged = { totals: page.totals, views: [...page.views], range: page.range };
+      else merged.views.push(...page.views);
+    }
+    return merged!;
+  }
+
+  /** The whole page-view export as one CSV document (header once), from the server's CSV pages. */
+  viewsCsv(projectId: string, options: AllViewsOptions = {}): Promise<string> {
+    return this.#csv(projectId, 'views', options, (page: PageViewReport) => ({
+      csv: viewsToCsv(page.views),
+      rows: page.views.length,
+      hasMore: page.hasMore,
+    }));
+  }
+
+  /** One page of GET /v1/analytics/{projectId}/agents: AI views per agent, verified and unverified. */
+  agents(projectId: string, options: ViewsOptions = {}): Promise<AgentReport> {
+    return this.#transport.json<AgentReport>(this.#rangeRequest(projectId, 'agents', options));
+  }
+
+  /** Every page of the agents export. */
+  agentPages(projectId: string, options: AllViewsOptions = {}): AsyncGenerator<AgentReport, void, undefined> {
+    return this.#pages(
+      (page) => this.agents(projectId, page),
+      options,
+      (r) => r.agents.length,
+    );
+  }
+
+  /** Every row of the agents export, page after page. */
+  async *allAgents(
+    projectId: string,
+    options: AllViewsOptions = {},
+  ): AsyncGenerator<AgentRow, void, undefined> {
+    for await (const page of this.agentPages(projectId, options)) yield* page.agents;
+  }
+
+  /** The whole agents export in one object. */
+  async agentsReport(projectId: string, options: AllViewsOptions = {}): Promise<MergedAgentReport> {
+    let merged: MergedAgentReport | null = null;
+    for await (const page of this.agentPages(projectId, options)) {
+      if (merged === null) merged = { totals: page.totals, agents: [...page.agents], range: page.range };
+      else merged.agents.push(...page.agents);
+    }
+    return merged!;
+  }
+
+  /** The whole agents export as one CSV document (header once). */
+  agentsCsv(projectId: string, options: AllViewsOptions = {}): Promise<string> {
+    return this.#csv(projectId, 'agents', options, (page: AgentReport) => ({
+      csv: agentsToCsv(page.agents),
+      rows: page.agents.length,
+      hasMore: page.hasMore,
+    }));
+  }
+
+  /** GET /v1/analytics/{projectId}/timeseries: human, AI and bot views per hour or day. */
+  timeseries(projectId: string, options: TimeseriesOptions = {}): Promise<TimeseriesReport> {
+    return this.#transport.json<TimeseriesReport>({
       method: 'GET',
-      segments: ['v1', 'analytics', projectId, 'views'],
+      segments: ['v1', 'analytics', projectId, 'timeseries'],
+      query: { interval: options.interval, dateFrom: options.dateFrom, dateTo: options.dateTo },
+      signal: options.signal,
+    });
+  }
+
+  #rangeRequest(projectId: string, report: 'views' | 'agents', options: ViewsOptions): RequestSpec {
+    return {
+      method: 'GET',
+      segments: ['v1', 'analytics', projectId, report],
       query: {
         dateFrom: options.dateFrom,
         dateTo: options.dateTo,
@@ -197,18 +313,19 @@ export class DocwrightClient {
         offset: options.offset,
       },
       signal: options.signal,
-    });
+    };
   }
 
-  /** Every page of the export: the first page, then offset += limit while hasMore. */
-  async *viewPages(
-    projectId: string,
-    options: AllViewsOptions = {},
-  ): AsyncGenerator<PageViewReport, void, undefined> {
+  /** Pages of an offset-paged export: offset += limit while hasMore (and the page had rows). */
+  async *#pages<P extends { hasMore: boolean }>(
+    fetchPage: (page: ViewsOptions) => Promise<P>,
+    options: AllViewsOptions,
+    rowsOf: (page: P) => number,
+  ): AsyncGenerator<P, void, undefined> {
     const limit = options.pageSize ?? 250;
     let offset = 0;
     for (;;) {
-      const page = await this.views(projectId, {
+      const page = await fetchPage({
         limit,
         offset,
         ...(options.dateFrom === undefined ? {} : { dateFrom: options.dateFrom }),
@@ -217,26 +334,47 @@ export class DocwrightClient {
       });
       yield page;
       // An empty page that still claims more would loop for ever: stop there.
-      if (!page.hasMore || page.views.length === 0) return;
+      if (!page.hasMore || rowsOf(page) === 0) return;
       offset += limit;
     }
   }
 
-  /** Every row of the export, page after page. */
-  async *allViews(
+  /**
+   * Every page as CSV (Accept: text/csv), joined under one header; the next page exists while the
+   * answer links to it (Link rel="next"). A server that answers JSON instead (one without the CSV
+   * export) gets its pages written as CSV here, by the same rules.
+   */
+  async #csv<P extends { hasMore: boolean }>(
     projectId: string,
-    options: AllViewsOptions = {},
-  ): AsyncGenerator<PageViewRow, void, undefined> {
-    for await (const page of this.viewPages(projectId, options)) yield* page.views;
-  }
-
-  /** The whole export in one object: totals and range of the first page, the rows of every page. */
-  async viewsReport(projectId: string, options: AllViewsOptions = {}): Promise<MergedViewsReport> {
-    let merged: MergedViewsReport | null = null;
-    for await (const page of this.viewPages(projectId, options)) {
-      if (merged === null) merged = { totals: page.totals, views: [...page.views], range: page.range };
-      else merged.views.push(...page.views);
+    report: 'views' | 'agents',
+    options: AllViewsOptions,
+    fromJson: (page: P) => { csv: string; rows: number; hasMore: boolean },
+  ): Promise<string> {
+    const limit = options.pageSize ?? 250;
+    let out = '';
+    for (let offset = 0; ; offset += limit) {
+      const spec = this.#rangeRequest(projectId, report, {
+        ...(options.dateFrom === undefined ? {} : { dateFrom: options.dateFrom }),
+        ...(options.dateTo === undefined ? {} : { dateTo: options.dateTo }),
+        limit,
+        offset,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      const response = await this.#transport.send({
+        ...spec,
+        headers: { accept: 'text/csv, application/json;q=0.5' },
+      });
+      const text = await response.text();
+      let page: { csv: string; rows: number; hasMore: boolean };
+      if ((response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/csv')) {
+        const lines = text.split('\r\n').length - 2; // header and the empty string after the last CRLF
+        page = { csv: text, rows: lines, hasMore: /rel="?next"?/.test(response.headers.get('link') ?? '') };
+      } else {
+        page = fromJson(JSON.parse(text) as P);
+      }
+      // Keep the header of the first page only.
+      out += offset === 0 ? page.csv : page.csv.slice(page.csv.indexOf('\r\n') + 2);
+      if (!page.hasMore || page.rows <= 0) return out;
     }
-    return merged!;
   }
 }

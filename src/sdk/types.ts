@@ -3,8 +3,16 @@
 // loads nothing of the server (test/sdk/isolation.test.ts checks both).
 import type { Static } from 'typebox';
 import type { ErrorBodySchema } from '../http/openapi.ts';
-import type { PageViewReportSchema, ViewsQuerySchema } from '../modules/analytics/schemas.ts';
+import type {
+  AgentReportSchema,
+  AgentsQuerySchema,
+  PageViewReportSchema,
+  TimeseriesQuerySchema,
+  TimeseriesReportSchema,
+  ViewsQuerySchema,
+} from '../modules/analytics/schemas.ts';
 import type { JobEventSchema } from '../modules/jobs/events/schemas.ts';
+import type { JobFailureCode } from '../modules/jobs/failure-codes.ts';
 import type { JobListSchema, JobSchema, JobStatusSchema, PromptBodySchema } from '../modules/jobs/schemas.ts';
 
 /** An agent job: the contract's fields (id, status, source, model, prLink, createdAt, archivedAt) and the additive ones. */
@@ -25,6 +33,20 @@ export type PageViewRow = PageViewReport['views'][number];
 export type PageViewTotals = PageViewReport['totals'];
 /** Query parameters of GET /v1/analytics/{projectId}/views. */
 export type ViewsQuery = Static<typeof ViewsQuerySchema>;
+
+/** AI views per agent: totals (verified, unverified), one page of agents, hasMore, range. */
+export type AgentReport = Static<typeof AgentReportSchema>;
+export type AgentRow = AgentReport['agents'][number];
+/** Query parameters of GET /v1/analytics/{projectId}/agents. */
+export type AgentsQuery = Static<typeof AgentsQuerySchema>;
+/** Human, AI and bot views per hour or day. */
+export type TimeseriesReport = Static<typeof TimeseriesReportSchema>;
+export type TimeseriesBucket = TimeseriesReport['buckets'][number];
+/** Query parameters of GET /v1/analytics/{projectId}/timeseries. */
+export type TimeseriesQuery = Static<typeof TimeseriesQuerySchema>;
+
+/** Why a failed job failed (job.error.code): cancelled, model_not_configured, pr_failed, ... */
+export type { JobFailureCode };
 
 /** The body of every 4xx/5xx answer. */
 export type ErrorBody = Static<typeof ErrorBodySchema>;

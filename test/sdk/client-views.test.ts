@@ -4,7 +4,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { recordPageViews } from '../../src/modules/analytics/rollups.ts';
-import { BadRequestError, DocwrightClient, type PageViewRow, viewsToCsv } from '../../src/sdk/index.ts';
+import {
+  agentsToCsv,
+  BadRequestError,
+  DocwrightClient,
+  type PageViewRow,
+  viewsToCsv,
+} from '../../src/sdk/index.ts';
 import { seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import { parseCsv } from './csv-parse.ts';
@@ -43,6 +49,16 @@ await forEachBackend('typed client: analytics', ({ db }) => {
     await recordPageViews(db(), [
       { projectId, hour: DAY2, path: '/guide/page-0', trafficClass: 'human', views: 100 },
       { projectId, hour: DAY2, path: '/day-two-only', trafficClass: 'ai', agent: 'ClaudeBot', views: 3 },
+      {
+        projectId,
+        hour: DAY2,
+        path: '/day-two-only',
+        trafficClass: 'ai',
+        agent: 'GPTBot',
+        verification: 'verified',
+        views: 4,
+      },
+      { projectId, hour: DAY2, path: '/guide/page-1', trafficClass: 'ai', agent: 'PerplexityBot', views: 2 },
     ]);
   });
   after(async () => {
@@ -107,7 +123,8 @@ await forEachBackend('typed client: analytics', ({ db }) => {
       day2.views.map((r) => [r.path, r.total]),
       [
         ['/guide/page-0', 100],
-        ['/day-two-only', 3],
+        ['/day-two-only', 7],
+        ['/guide/page-1', 2],
       ],
     );
     assert.equal(day1.range.from, '2026-01-05T00:00:00.000Z');
@@ -145,5 +162,76 @@ await forEachBackend('typed client: analytics', ({ db }) => {
         records.some((r) => r[0] === path),
         path,
       );
+  });
+
+  test('CSV from the server, every page under one header, is the JSON export written as CSV', async () => {
+    const report = await client.viewsReport(projectId);
+    proxy.requests.length = 0;
+    const csv = await viaProxy.viewsCsv(projectId, { pageSize: 5 });
+    assert.equal(proxy.requests.length, 5, 'five pages of five');
+    assert.ok(proxy.requests.every((r) => r.headers.accept?.startsWith('text/csv')));
+    assert.equal(csv, viewsToCsv(report.views));
+    const [header, ...records] = parseCsv(csv);
+    assert.deepEqual(header, ['path', 'human', 'ai', 'total']);
+    assert.equal(records.length, report.views.length);
+  });
+
+  test('a server that ignores Accept: text/csv answers JSON, and the client writes the same CSV', async () => {
+    proxy.setFault(() => ({ kind: 'rewrite-headers', headers: { accept: 'application/json' } }));
+    try {
+      assert.equal(await viaProxy.viewsCsv(projectId, { pageSize: 5 }), await client.viewsCsv(projectId));
+      assert.equal(await viaProxy.agentsCsv(projectId, { pageSize: 1 }), await client.agentsCsv(projectId));
+    } finally {
+      proxy.setFault(() => null);
+    }
+  });
+
+  test('agents: one page, every page, the merged report and its CSV', async () => {
+    const single = await client.agents(projectId, { limit: 250 });
+    assert.deepEqual(
+      single.agents.map((a) => a.agent),
+      ['GPTBot', 'ClaudeBot', 'PerplexityBot'],
+    );
+    assert.equal(single.totals.total, single.totals.verified + single.totals.unverified);
+    const gpt = single.agents[0]!;
+    assert.equal(gpt.verified, 4);
+    assert.equal(gpt.operator, 'OpenAI');
+    const rows = [];
+    for await (const row of client.allAgents(projectId, { pageSize: 1 })) rows.push(row);
+    assert.deepEqual(rows, single.agents);
+    const merged = await client.agentsReport(projectId, { pageSize: 2 });
+    assert.deepEqual(merged, { totals: single.totals, agents: single.agents, range: single.range });
+    const csv = await client.agentsCsv(projectId, { pageSize: 2 });
+    assert.equal(csv, agentsToCsv(single.agents));
+    assert.equal(parseCsv(csv).length, 4);
+    // Day 1 only: one agent.
+    const day1 = await client.agentsReport(projectId, { dateFrom: '2026-01-05', dateTo: '2026-01-06' });
+    assert.deepEqual(
+      day1.agents.map((a) => a.agent),
+      ['GPTBot'],
+    );
+  });
+
+  test('timeseries: daily buckets whose sums match the page-view totals', async () => {
+    const series = await client.timeseries(projectId, { interval: 'day' });
+    assert.equal(series.interval, 'day');
+    assert.deepEqual(
+      series.buckets.map((b) => b.start),
+      ['2026-01-05T00:00:00.000Z', '2026-01-06T00:00:00.000Z'],
+    );
+    const views = await client.views(projectId);
+    assert.equal(series.totals.human, views.totals.human);
+    assert.equal(series.totals.ai, views.totals.ai);
+    assert.equal(series.buckets[0]!.bot, 23 * 7, 'bots are counted in the series, apart');
+    const hourly = await client.timeseries(projectId, {
+      interval: 'hour',
+      dateFrom: '2026-01-05',
+      dateTo: '2026-01-06',
+    });
+    assert.equal(hourly.buckets.length, 24);
+    const error = await client
+      .timeseries(projectId, { interval: 'hour', dateFrom: '2000-01-01', dateTo: '2026-01-01' })
+      .catch((e) => e);
+    assert.ok(error instanceof BadRequestError && error.code === 'too_many_buckets', String(error));
   });
 });

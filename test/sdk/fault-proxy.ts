@@ -1,8 +1,9 @@
-// A reverse proxy in front of the real test server that can misbehave the way a load balancer or
-// a network does: answer 503 or 429 with Retry-After (RFC 9110 §10.2.3, §15.6.4) instead of
-// forwarding, answer an HTML error page, or cut an event stream (text/event-stream, WHATWG HTML
-// §9.2) after a number of events. Everything else is forwarded byte for byte, and every request
-// is recorded so tests can see what the client sent (Last-Event-ID, timing of retries).
+// A reverse proxy in front of the real test server that misbehaves the way a load balancer, a
+// network or an older server would: answer 503 or 429 with Retry-After (RFC 9110 §10.2.3,
+// §15.6.4) instead of forwarding, answer an HTML error page, cut an event stream
+// (text/event-stream, WHATWG HTML §9.2) after a number of events, or rewrite request headers.
+// Everything else is forwarded byte for byte, and every request is recorded so tests can see what
+// the client sent (Last-Event-ID, query parameters, timing of retries).
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -15,7 +16,9 @@ export interface RecordedRequest {
 
 export type Fault =
   | { kind: 'status'; status: number; retryAfter?: string; body?: string; contentType?: string }
-  | { kind: 'cut-stream'; afterEvents: number };
+  | { kind: 'cut-stream'; afterEvents: number }
+  /** Forwards with these request headers replaced (e.g. an older server that ignores Accept). */
+  | { kind: 'rewrite-headers'; headers: Record<string, string> };
 
 export interface FaultProxy {
   url: string;
@@ -53,7 +56,11 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         port: upstream.port,
         method: req.method,
         path: req.url,
-        headers: { ...req.headers, host: upstream.host },
+        headers: {
+          ...req.headers,
+          host: upstream.host,
+          ...(fault?.kind === 'rewrite-headers' ? fault.headers : {}),
+        },
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);

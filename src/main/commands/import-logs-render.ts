@@ -56,7 +56,7 @@ export function renderImportSummary(result: ImportLogsResult): string {
   }
   const failed = result.sources.filter((s) => s.status === 'failed').length;
   lines.push(
-    `Counted into project ${result.projectId} via ${result.via}.${failed ? ` ${plural(failed, 'log')} failed.` : ''}`,
+    `Counted into project ${result.projectId} ${result.via}.${failed ? ` ${plural(failed, 'log')} failed.` : ''}`,
   );
   return lines.join('\n');
 }

@@ -29,7 +29,7 @@ export interface ImportLogsRequest {
 
 export interface ImportLogsResult {
   projectId: string;
-  /** Where the counts went: the database, or the running server. */
+  /** Where the counts went: "through the running server (...)" or "directly in ...". */
   via: string;
   sources: SourceSummary[];
 }

@@ -17,7 +17,7 @@ import type { Config } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { App } from '../../src/http/context.ts';
 import type { JobRow } from '../../src/modules/jobs/queries.ts';
-import type { JobRunner } from '../../src/modules/jobs/runner-contract.ts';
+import type { JobRunInput, JobRunner, JobRunResult } from '../../src/modules/jobs/runner-contract.ts';
 import { JobWorker } from '../../src/modules/jobs/worker.ts';
 import { createKey } from '../../src/modules/keys/service.ts';
 import type { Project } from '../../src/modules/projects/schemas.ts';
@@ -54,16 +54,19 @@ export interface HarnessOptions {
   /** False: the test starts h.worker itself (e.g. after preparing the remote). */
   startWorker?: boolean;
   worker?: { concurrency?: number; leaseMs?: number; maxAttempts?: number; pollIntervalMs?: number };
-  /** Wraps the real agent runner (to simulate a worker dying at a chosen moment). */
-  wrapRunner?: (runner: JobRunner) => JobRunner;
 }
+
+/** Runs instead of the real runner while set: prepares the remote, or plays a worker dying. */
+export type RunIntercept = (input: JobRunInput, realRunner: JobRunner) => Promise<JobRunResult>;
 
 export interface AgentHarness {
   kind: HostKind;
   app: App;
   worker: JobWorker;
-  /** The real agent runner the worker uses (before any wrapRunner). */
+  /** The real agent runner the worker uses. */
   runner: JobRunner;
+  /** While set, the worker's runs go through it (reset it to null at the end of the test). */
+  intercept: RunIntercept | null;
   git: GitHttpServer;
   llm: ScriptedLlmServer;
   host: HostStand;
@@ -83,7 +86,7 @@ export interface AgentHarness {
   waitForJob(id: string, until?: (job: JobJson) => boolean): Promise<JobJson>;
   cancelJob(id: string): Promise<{ statusCode: number; body: JobJson }>;
   /** The job's stored row (attempts, stop_reason, lease...). */
-  jobRow(id: string): Promise<JobRow>;
+  jobRow(id: string): Promise<StoredJob>;
   events(id: string): Promise<{ type: string; data: Record<string, unknown> }[]>;
   /** Names of the worktrees left in the data directory. */
   worktrees(): Promise<string[]>;
@@ -92,6 +95,8 @@ export interface AgentHarness {
   setCodeHostToken(token: string): Promise<void>;
   close(): Promise<void>;
 }
+
+export type StoredJob = JobRow & { stop_reason: string | null; lease_owner: string | null };
 
 export interface JobJson {
   id: string;
@@ -166,7 +171,7 @@ export async function startAgentHarness(db: Database, options: HarnessOptions = 
   });
   const worker = new JobWorker({
     db,
-    runner: options.wrapRunner ? options.wrapRunner(runner) : runner,
+    runner: (input) => (harness.intercept ? harness.intercept(input, runner) : runner(input)),
     logger,
     concurrency: options.worker?.concurrency ?? 2,
     leaseMs: options.worker?.leaseMs ?? 10_000,
@@ -182,6 +187,7 @@ export async function startAgentHarness(db: Database, options: HarnessOptions = 
     app,
     worker,
     runner,
+    intercept: null,
     git,
     llm,
     host,
@@ -237,7 +243,7 @@ export async function startAgentHarness(db: Database, options: HarnessOptions = 
       return { statusCode: res.statusCode, body: res.json() };
     },
     async jobRow(id) {
-      const rows = await db.query<JobRow>('SELECT * FROM jobs WHERE id = $1', [id]);
+      const rows = await db.query<StoredJob>('SELECT * FROM jobs WHERE id = $1', [id]);
       if (!rows[0]) throw new Error(`no job ${id}`);
       return rows[0];
     },

@@ -25,7 +25,9 @@ for (const kind of ['gitlab', 'gitea'] as const) {
     });
     after(() => h.close());
 
-    test(`a prompt becomes a ${kind === 'gitlab' ? 'merge' : 'pull'} request with prLink = its web URL`, async () => {
+    test(`a prompt becomes a ${kind === 'gitlab' ? 'merge' : 'pull'} request with prLink = its web URL`, {
+      timeout: 60_000,
+    }, async () => {
       scriptDocsEdit(h.llm);
       const created = await h.createJob('Explain the --yes flag of the installer');
       firstJob = created.id;
@@ -55,7 +57,7 @@ for (const kind of ['gitlab', 'gitea'] as const) {
       assert.deepEqual(await h.worktrees(), []);
     });
 
-    test('a follow-up continues the branch and updates the same one', async () => {
+    test('a follow-up continues the branch and updates the same one', { timeout: 60_000 }, async () => {
       h.llm.enqueue(
         reply.toolCall('edit_file', {
           path: 'docs/guide.md',
@@ -82,7 +84,9 @@ for (const kind of ['gitlab', 'gitea'] as const) {
       assert.match(guide, /it takes a minute/);
     });
 
-    test('the token, its git header and the model key appear in no log, row or host record', async () => {
+    test('the token, its git header and the model key appear in no log, row or host record', {
+      timeout: 60_000,
+    }, async () => {
       const secrets = [h.token, gitAuthorization(kind, h.token).slice('Basic '.length), MODEL_KEY];
       const logText = h.logs.join('');
       const tables = await db().query<{ table_name: string }>(

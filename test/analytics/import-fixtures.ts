@@ -14,9 +14,7 @@ export const GPTBOT_IP = '132.196.86.7';
 
 export type Expect =
   | { path: string; class: 'human' | 'ai' | 'bot'; agent?: string; verification?: string }
-  | { drop: string }
-  | { malformed: true }
-  | { blank: true };
+  | { drop: string };
 
 export interface Hit {
   ip: string;
@@ -28,10 +26,13 @@ export interface Hit {
   expect: Expect;
 }
 
+/** A line of a test log: a request, or a line that is not one. */
+export type Entry = Hit | { malformed: true } | { blank: true };
+
 const H = (hour: number, minute: number) => Date.UTC(2025, 2, 14, hour, minute, 7);
 
 /** 20 lines over two hours: every class, every kind of drop, two malformed lines and a blank one. */
-export function sampleHits(): (Hit | Expect)[] {
+export function sampleHits(): Entry[] {
   return [
     {
       ip: '203.0.113.1',
@@ -201,14 +202,14 @@ function clfTime(ms: number): string {
   return `${p(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} +0100`;
 }
 
-export function combinedLine(entry: Hit | Expect, index: number): string {
+export function combinedLine(entry: Entry, index: number): string {
   if ('blank' in entry) return '';
   if ('malformed' in entry) return `this is line ${index + 1} and not a log line`;
   return `${entry.ip} - - [${clfTime(entry.at)}] "${entry.method} ${entry.target} HTTP/1.1" ${entry.status} 512 "-" "${entry.ua}"`;
 }
 
 /** The same requests as Cloudflare-style JSON lines (field names to be given with --map). */
-export function cloudflareLine(entry: Hit | Expect, index: number): string {
+export function cloudflareLine(entry: Entry, index: number): string {
   if ('blank' in entry) return '';
   if ('malformed' in entry) return `{"broken": ${index}`;
   return JSON.stringify({
@@ -222,7 +223,7 @@ export function cloudflareLine(entry: Hit | Expect, index: number): string {
   });
 }
 
-export function logText(entries: (Hit | Expect)[], line = combinedLine): string {
+export function logText(entries: Entry[], line = combinedLine): string {
   return `${entries.map(line).join('\n')}\n`;
 }
 
@@ -240,7 +241,7 @@ export interface ExpectedRow {
 }
 
 /** What the rollups must hold for these lines: counted by hand from each line's expectation. */
-export function expectedCounts(entries: (Hit | Expect)[]) {
+export function expectedCounts(entries: Entry[]) {
   const rows = new Map<string, ExpectedRow>();
   const dropped: Record<string, number> = {};
   const malformedLines: number[] = [];
@@ -259,7 +260,6 @@ export function expectedCounts(entries: (Hit | Expect)[]) {
       dropped[e.drop] = (dropped[e.drop] ?? 0) + 1;
       continue;
     }
-    if (!('path' in e)) continue;
     const hour = new Date(Math.floor(entry.at / 3_600_000) * 3_600_000).toISOString();
     const key = [hour, e.path, e.class, e.agent ?? '', e.verification ?? ''].join('|');
     const row = rows.get(key) ?? { hour, path: e.path, trafficClass: e.class, views: 0 };

@@ -233,7 +233,11 @@ await forEachBackend('log import', ({ db }) => {
     test('malformed lines are listed by number up to the limit, then counted', async () => {
       const { project } = await seedProject(db());
       const lines = Array.from({ length: 30 }, (_, i) =>
-        i % 3 === 0 ? combinedLine(hits[0]!, i) : `junk ${i + 1}`,
+        i === 1
+          ? combinedLine(hits[0]!, i).replace('/guide', '/gu\0ide')
+          : i % 3 === 0
+            ? combinedLine(hits[0]!, i)
+            : `junk ${i + 1}`,
       );
       const summary = await run(project.id, file(`${lines.join('\n')}\n`), { malformedListed: 5 });
       assert.equal(summary.malformed, 20);
@@ -241,6 +245,7 @@ await forEachBackend('log import', ({ db }) => {
         summary.malformedLines.map((m) => m.line),
         [2, 3, 5, 6, 8],
       );
+      assert.equal(summary.malformedLines[0]!.reason, 'contains a NUL character');
     });
 
     test('small chunks give the same counts, and the ledger ends at the last line', async () => {

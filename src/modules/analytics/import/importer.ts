@@ -178,6 +178,8 @@ export async function importSource(source: LogSource, options: ImportOptions): P
       pendingBlank++;
       return;
     }
+    // PostgreSQL cannot store NUL in text; one such row would fail the whole chunk.
+    if (text.includes('\0')) return malformed('contains a NUL character');
     const parsed = options.parse(text);
     if ('malformed' in parsed) return malformed(parsed.malformed);
     const { record, at } = parsed;

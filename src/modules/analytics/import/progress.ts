@@ -62,24 +62,26 @@ export class ImportProgress {
     if (now - this.#lastDraw < every) return;
     this.#lastDraw = now;
     const seconds = Math.max((now - this.#startedAt) / 1000, 0.001);
-    const rate = `${count(Math.round(lines / seconds))} lines/s`;
+    const perSecond = count(Math.round(lines / seconds));
     const fraction = this.#total ? Math.min(bytesRead / this.#total, 1) : null;
     if (this.#target.isTTY) {
-      const width = 24;
+      const width = 12;
       const bar =
         fraction === null
           ? ''
           : `[${'#'.repeat(Math.round(fraction * width)).padEnd(width, '-')}] ${(fraction * 100).toFixed(0).padStart(3)}%  `;
       const sizes =
         fraction === null ? formatBytes(bytesRead) : `${formatBytes(bytesRead)}/${formatBytes(this.#total!)}`;
-      const text = `${this.#name}  ${bar}${sizes}  ${count(lines)} lines  ${rate}`;
+      const text = `${this.#name}  ${bar}${sizes}  ${count(lines)} lines  ${perSecond}/s`;
       const columns = this.#target.columns ?? 100;
       this.#target.write(`\r${text.slice(0, columns - 1).padEnd(columns - 1)}`);
       this.#drawn = true;
     } else {
       const percent =
         fraction === null ? '' : ` (${(fraction * 100).toFixed(0)}% of ${formatBytes(this.#total!)})`;
-      this.#target.write(`import-logs: ${this.#name}: ${count(lines)} lines read${percent}, ${rate}\n`);
+      this.#target.write(
+        `import-logs: ${this.#name}: ${count(lines)} lines read${percent}, ${perSecond} lines/s\n`,
+      );
     }
   }
 

@@ -2,7 +2,7 @@
 // (the model reads these texts to correct itself), the events they report, and the toolset driven
 // by the AI SDK through the scripted model server (OpenAI Chat Completions and Anthropic).
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createAnthropic } from '@ai-sdk/anthropic';
@@ -344,6 +344,28 @@ describe('finish and events', () => {
       },
     ]);
     assert.doesNotMatch(JSON.stringify(events), /Run setup|# Guide/);
+  });
+
+  test('changedPaths lists what the write tools changed, through links to the real file', async () => {
+    const { toolbox, root } = await setup();
+    await symlink('guide.md', join(root, 'docs/alias.md'));
+    await toolbox.run('read_file', { path: 'README.md' });
+    await toolbox.run('edit_file', {
+      path: 'docs/alias.md',
+      old_text: 'Run the installer.',
+      new_text: 'Run it.',
+    });
+    await toolbox.run('create_file', { path: 'new.md', content: 'x' });
+    await toolbox.run('move_file', { from: 'AGENTS.md', to: '.docwright/AGENTS.md' });
+    await toolbox.run('delete_file', { path: 'docs/index.md' });
+    await toolbox.run('create_file', { path: 'README.md', content: 'refused' });
+    assert.deepEqual(toolbox.changedPaths(), [
+      '.docwright/AGENTS.md',
+      'AGENTS.md',
+      'docs/guide.md',
+      'docs/index.md',
+      'new.md',
+    ]);
   });
 
   test('calls made at the same time run one after another', async () => {

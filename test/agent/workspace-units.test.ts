@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -23,6 +23,7 @@ import { GitRunner } from '../../src/agent/workspace/git-runner.ts';
 import { MirrorLockTimeout, withMirrorLock } from '../../src/agent/workspace/mirror-lock.ts';
 import { checkRefName, checkRepositoryUrl } from '../../src/agent/workspace/repository-url.ts';
 import { createScrubber, secretsOfAuthorization } from '../../src/agent/workspace/scrub.ts';
+import { moveToTrash, sweepTrash } from '../../src/agent/workspace/trash.ts';
 import { JOB_FAILURE_CODES } from '../../src/modules/jobs/failure-codes.ts';
 import { newId } from '../../src/util/random.ts';
 
@@ -259,6 +260,21 @@ describe('the environment git runs in', () => {
     assert.equal(cut.truncated, true);
     assert.equal(cut.exitCode, 0);
     assert.equal(Buffer.byteLength(cut.stdout), 100);
+  });
+});
+
+describe('trash', () => {
+  test('a worktree moves to a trash name at once; sweeping deletes what is left', async () => {
+    const dir = join(base, 'trash-test');
+    await mkdir(join(dir, 'job_1', 'docs'), { recursive: true });
+    await writeFile(join(dir, 'job_1', 'docs', 'a.md'), 'a');
+    const trash = await moveToTrash(join(dir, 'job_1'));
+    assert.ok(trash?.startsWith(join(dir, '.trash-job_1-')));
+    assert.equal(await moveToTrash(join(dir, 'job_1')), null);
+    await mkdir(join(dir, 'job_2'));
+    await sweepTrash(dir);
+    assert.deepEqual(await readdir(dir), ['job_2']);
+    await sweepTrash(join(dir, 'missing'));
   });
 });
 

@@ -159,7 +159,10 @@ describe('a job from clone to pushed branch', () => {
     assert.equal((await toolbox.run('create_file', { path: 'docs/faq.md', content: '# FAQ\n' })).ok, true);
     assert.equal((await toolbox.run('delete_file', { path: 'docs/index.md' })).ok, true);
 
-    const committed = await workspace.commit(BOT, 'Document the install script\n\nAsked for in a job.');
+    assert.deepEqual(toolbox.changedPaths(), ['docs/faq.md', 'docs/guide.md', 'docs/index.md']);
+    const committed = await workspace.commit(BOT, 'Document the install script\n\nAsked for in a job.', {
+      paths: toolbox.changedPaths(),
+    });
     assert.equal(committed.committed, true);
     const diff = await workspace.diff();
     assert.match(diff, /^-Run the installer\.$/m);
@@ -207,6 +210,30 @@ describe('a job from clone to pushed branch', () => {
       assert.ok(!mine.some((args) => args.startsWith('init') || args.includes('--filter')), mine.join('\n'));
       const mirror = mirrorPathFor(join(base, 'main', 'repos'), server.repoUrl('docs'));
       assert.match(await bareGit(mirror, 'branch', '-r'), /origin\/docwright\/fix-the-install-guide-/);
+    } finally {
+      await workspace.remove();
+    }
+  });
+
+  test('staging only the changed paths: a file created then deleted does not stop the commit', async () => {
+    const workspace = await spaces().open({
+      repository: access('docs'),
+      ...newJob('Ghosts'),
+      start: { kind: 'new', ref: null },
+    });
+    try {
+      const toolbox = await createAgentTools({ root: workspace.path });
+      await toolbox.run('create_file', { path: 'docs/ghost.md', content: 'boo\n' });
+      await toolbox.run('delete_file', { path: 'docs/ghost.md' });
+      await toolbox.run('move_file', { from: 'docs/guide.md', to: 'docs/*guide*.md' });
+      assert.deepEqual(toolbox.changedPaths(), ['docs/*guide*.md', 'docs/ghost.md', 'docs/guide.md']);
+      const result = await workspace.commit(BOT, 'Rename the guide', { paths: toolbox.changedPaths() });
+      assert.equal(result.committed, true);
+      const names = await bareGit(workspace.path, 'show', '--name-status', '--format=', 'HEAD');
+      assert.match(names, /^R100\tdocs\/guide\.md\tdocs\/\*guide\*\.md$/m);
+      assert.equal(await bareGit(workspace.path, 'status', '--porcelain'), '');
+      // Nothing changed since: an empty list stages nothing and commits nothing.
+      assert.deepEqual(await workspace.commit(BOT, 'again', { paths: [] }), { committed: false });
     } finally {
       await workspace.remove();
     }

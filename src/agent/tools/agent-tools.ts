@@ -51,6 +51,11 @@ export interface AgentToolbox {
   run(name: string, input: unknown): Promise<ToolResult>;
   /** The finish tool's record, once the agent has called it. */
   finished(): FinishRecord | null;
+  /**
+   * Every file the tools changed (created, edited, deleted, moved from or to), root-relative and
+   * sorted: what JobWorkspace.commit() needs to stage, without scanning the whole tree.
+   */
+  changedPaths(): string[];
   guards: Guards;
 }
 
@@ -85,6 +90,7 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
   const context: ToolContext = { guards, git: options.runner ?? new GitRunner(), finish: null };
   // The AI SDK runs the tool calls of one step in parallel; files are changed one call at a time.
   let queue: Promise<unknown> = Promise.resolve();
+  const changedPaths = new Set<string>();
 
   const execute = async (name: string, input: unknown): Promise<ToolResult> => {
     const implementation = IMPLEMENTATIONS[name as ToolName];
@@ -98,6 +104,7 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
       const path = requestedPath(input, name === 'move_file' ? 'from' : 'path');
       result = failure(message, path, name === 'move_file' ? requestedPath(input, 'to') : undefined);
     }
+    for (const path of result.changed ?? []) changedPaths.add(path);
     const event: ToolEvent = { tool: name, ok: result.ok };
     if (result.path !== undefined) event.path = result.path;
     if (result.to !== undefined) event.to = result.to;
@@ -125,5 +132,5 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
     });
   }
 
-  return { tools, run, finished: () => context.finish, guards };
+  return { tools, run, finished: () => context.finish, changedPaths: () => [...changedPaths].sort(), guards };
 }

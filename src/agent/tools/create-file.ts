@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { asInput, requiredString } from './arguments.ts';
 import { ToolRefusal } from './guards.ts';
 import { splitLines } from './text-file.ts';
-import { success, type ToolContext, type ToolResult } from './tool-context.ts';
+import { changed, success, type ToolContext, type ToolResult } from './tool-context.ts';
 
 export async function createFileTool(context: ToolContext, rawInput: unknown): Promise<ToolResult> {
   const input = asInput(rawInput);
@@ -38,5 +38,8 @@ export async function createFileTool(context: ToolContext, rawInput: unknown): P
       );
     throw error;
   }
-  return success(`Created ${file.relative} (${splitLines(content).length} lines).`, file.relative);
+  return changed(
+    success(`Created ${file.relative} (${splitLines(content).length} lines).`, file.relative),
+    context.guards.relativeOf(file.absolute),
+  );
 }

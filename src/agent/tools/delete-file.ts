@@ -3,7 +3,7 @@
 import { lstat, unlink } from 'node:fs/promises';
 import { asInput, requiredString } from './arguments.ts';
 import { ToolRefusal } from './guards.ts';
-import { success, type ToolContext, type ToolResult } from './tool-context.ts';
+import { changed, success, type ToolContext, type ToolResult } from './tool-context.ts';
 
 export async function deleteFileTool(context: ToolContext, rawInput: unknown): Promise<ToolResult> {
   const input = asInput(rawInput);
@@ -20,5 +20,8 @@ export async function deleteFileTool(context: ToolContext, rawInput: unknown): P
   if (isDirectory)
     throw new ToolRefusal(`"${file.relative}" is a directory; delete the files in it one by one.`);
   await unlink(file.absolute);
-  return success(`Deleted ${file.relative}.`, file.relative);
+  return changed(
+    success(`Deleted ${file.relative}.`, file.relative),
+    context.guards.relativeOf(file.absolute),
+  );
 }

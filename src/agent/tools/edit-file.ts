@@ -7,7 +7,7 @@ import { asInput, requiredString } from './arguments.ts';
 import { closestLines, occurrenceLines } from './closest-lines.ts';
 import { ToolRefusal } from './guards.ts';
 import { numberLines, readTextFile, splitLines } from './text-file.ts';
-import { success, type ToolContext, type ToolResult } from './tool-context.ts';
+import { changed, success, type ToolContext, type ToolResult } from './tool-context.ts';
 
 /** Lines of the edited region echoed back, so the model sees the result without reading again. */
 const ECHO_LINES = 30;
@@ -71,10 +71,9 @@ export async function editFileTool(context: ToolContext, rawInput: unknown): Pro
     found.newText.length === 0
       ? `Edited ${file.relative}: removed ${range(oldCount)}.`
       : `Edited ${file.relative}: ${range(oldCount)} replaced; now ${range(newLines.length)}:\n${numberLines(echo, firstLine)}`;
-  return success(
+  const answer =
     newLines.length > ECHO_LINES
       ? `${summary}\n[${newLines.length - ECHO_LINES} more new lines not shown]`
-      : summary,
-    file.relative,
-  );
+      : summary;
+  return changed(success(answer, file.relative), context.guards.relativeOf(file.absolute));
 }

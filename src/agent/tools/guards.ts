@@ -160,6 +160,11 @@ export class Guards {
     return [real, ...rest].join(sep);
   }
 
+  /** The root-relative form of an absolute path this module resolved. */
+  relativeOf(absolute: string): string {
+    return relativePath(this.root, absolute).split(sep).join('/');
+  }
+
   /** Refuses a file too large to read or edit, given its size in bytes. */
   checkReadableSize(relative: string, size: number): void {
     if (size > MAX_FILE_BYTES)

@@ -4,7 +4,7 @@ import { lstat, mkdir, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { asInput, requiredString } from './arguments.ts';
 import { ToolRefusal } from './guards.ts';
-import { success, type ToolContext, type ToolResult } from './tool-context.ts';
+import { changed, success, type ToolContext, type ToolResult } from './tool-context.ts';
 
 async function kind(path: string): Promise<'missing' | 'directory' | 'file'> {
   try {
@@ -45,5 +45,9 @@ export async function moveFileTool(context: ToolContext, rawInput: unknown): Pro
     throw error;
   }
   await rename(from.absolute, to.absolute);
-  return success(`Moved ${from.relative} to ${to.relative}.`, from.relative, to.relative);
+  return changed(
+    success(`Moved ${from.relative} to ${to.relative}.`, from.relative, to.relative),
+    context.guards.relativeOf(from.absolute),
+    context.guards.relativeOf(to.absolute),
+  );
 }

@@ -22,6 +22,8 @@ export interface ToolResult {
   /** The path the call was about (as the model gave it, normalised when it could be). */
   path?: string;
   to?: string;
+  /** Files this call changed on disk, relative to the root, symlinks resolved (for staging). */
+  changed?: string[];
 }
 
 export interface FinishRecord {
@@ -47,4 +49,10 @@ export const failure = (text: string, path?: string, to?: string): ToolResult =>
   text,
   path,
   to,
+});
+
+/** `result`, saying which files the call changed (root-relative, symlinks resolved). */
+export const changed = (result: ToolResult, ...paths: string[]): ToolResult => ({
+  ...result,
+  changed: paths,
 });

@@ -1,9 +1,11 @@
 // One job's working copy: a git worktree of the repository's mirror on the job's own branch. The
 // agent's tools write files in `path`; this class turns what they wrote into a commit, a diff and
 // a pushed branch, and removes the worktree afterwards.
-import { rm } from 'node:fs/promises';
+
+import { WorkspaceFailure } from './failures.ts';
 import { type GitContext, runGit } from './git-command.ts';
 import { withMirrorLock } from './mirror-lock.ts';
+import { deleteInBackground, moveToTrash } from './trash.ts';
 
 export interface CommitIdentity {
   name: string;
@@ -23,6 +25,9 @@ export interface JobWorkspaceInit {
   mirrorCloned: boolean;
   lockTimeoutMs: number;
 }
+
+/** Above this many changed files, staging scans the tree instead (argv has a size limit). */
+const MAX_STAGED_PATHS = 1000;
 
 /** Longest commit message accepted (it travels in argv; a PR title is far shorter anyway). */
 const MAX_MESSAGE_LENGTH = 16 * 1024;
@@ -51,11 +56,17 @@ export class JobWorkspace {
   }
 
   /**
-   * Commits every change in the worktree (new, edited, deleted, moved files; ignored files stay
-   * out) as `identity`. Nothing changed: no commit, and the result says so.
+   * Commits the changes in the worktree as `identity`; nothing changed: no commit, and the result
+   * says so. `paths` (the files the tools changed, see AgentToolbox.changedPaths()) limits staging
+   * to those files, which spares a scan of the whole tree; without it every change is staged
+   * (new, edited, deleted, moved files; ignored files stay out).
    */
-  async commit(identity: CommitIdentity, message: string): Promise<CommitResult> {
-    await this.git(['add', '--all', '--', '.'], 'staging the changes');
+  async commit(
+    identity: CommitIdentity,
+    message: string,
+    options: { paths?: readonly string[] } = {},
+  ): Promise<CommitResult> {
+    await this.stage(options.paths);
     const staged = await this.git(['diff', '--cached', '--quiet'], 'looking for changes', [1]);
     if (staged.exitCode === 0) return { committed: false };
     const text = message.trim().slice(0, MAX_MESSAGE_LENGTH) || 'Update documentation';
@@ -74,6 +85,24 @@ export class JobWorkspace {
     );
     const head = await this.git(['rev-parse', 'HEAD'], 'reading the commit');
     return { committed: true, commit: head.stdout.trim() };
+  }
+
+  private async stage(paths: readonly string[] | undefined): Promise<void> {
+    const all = ['add', '--all', '--', '.'];
+    if (paths === undefined || paths.length > MAX_STAGED_PATHS) {
+      await this.git(all, 'staging the changes');
+      return;
+    }
+    if (paths.length === 0) return;
+    // Literal pathspecs: a file named "*.md" is that file, not a glob. A path that no longer
+    // exists and never was committed (created, then deleted) makes git refuse the whole list;
+    // staging everything is then the safe answer.
+    try {
+      await this.git(['--literal-pathspecs', 'add', '--all', '--', ...paths], 'staging the changes');
+    } catch (error) {
+      if (!(error instanceof WorkspaceFailure) || error.kind !== 'git_failed') throw error;
+      await this.git(all, 'staging the changes');
+    }
   }
 
   /** The branch's changes against its base, as a unified diff (what the pull request shows). */
@@ -103,26 +132,28 @@ export class JobWorkspace {
     );
   }
 
-  /** Removes the worktree and its local branch (the pushed branch stays on the code host). */
+  /**
+   * Removes the worktree and its local branch (the pushed branch stays on the code host). The
+   * directory is renamed away and git's record of it pruned under the mirror lock; deleting its
+   * files happens in the background (trash.ts), so a large repository does not hold up the job.
+   */
   async remove(): Promise<void> {
     const { context, mirrorPath, lockPath, lockTimeoutMs } = this.init;
     // Removal must happen even when the job was cancelled: run without the job's abort signal.
     const quiet = { ...context, signal: undefined };
-    await withMirrorLock(
+    const trash = await withMirrorLock(
       lockPath,
       async () => {
-        await runGit(quiet, ['worktree', 'remove', '--force', this.path], {
-          cwd: mirrorPath,
-          action: 'removing the worktree',
-        }).catch(() => undefined);
-        await rm(this.path, { recursive: true, force: true });
+        const moved = await moveToTrash(this.path);
         await runGit(quiet, ['worktree', 'prune'], { cwd: mirrorPath, action: 'pruning worktrees' });
         await runGit(quiet, ['branch', '--quiet', '-D', this.branch], {
           cwd: mirrorPath,
           action: 'deleting the local branch',
         }).catch(() => undefined);
+        return moved;
       },
       { timeoutMs: lockTimeoutMs },
     );
+    if (trash) deleteInBackground(trash);
   }
 }

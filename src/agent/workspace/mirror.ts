@@ -71,10 +71,17 @@ export async function refreshMirror(
   return { cloned: true };
 }
 
-/** The remote's default branch (what its HEAD points to), asked of the remote itself. */
-export async function remoteDefaultBranch(context: GitContext, mirrorPath: string): Promise<string> {
-  const { stdout } = await runGit(context, ['ls-remote', '--symref', 'origin', 'HEAD'], {
-    cwd: mirrorPath,
+/**
+ * The remote's default branch (what its HEAD points to), asked of the remote itself each time (a
+ * project may rename it). By URL, so it needs no mirror and can run while the mirror is cloned.
+ */
+export async function remoteDefaultBranch(
+  context: GitContext,
+  cwd: string,
+  repositoryUrl: string,
+): Promise<string> {
+  const { stdout } = await runGit(context, ['ls-remote', '--symref', repositoryUrl, 'HEAD'], {
+    cwd,
     action: 'finding the default branch',
     unlocked: true,
   });

@@ -1,6 +1,6 @@
 // Opens a job's workspace: refresh the repository's cached mirror (clone the first time, fetch
 // afterwards), then add a worktree on the job's branch. The entry point of src/agent/workspace.
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { WorkspaceFailure } from './failures.ts';
 import { type GitContext, runGit } from './git-command.ts';
@@ -16,6 +16,7 @@ import {
 import { withMirrorLock } from './mirror-lock.ts';
 import { checkRefName, checkRepositoryUrl } from './repository-url.ts';
 import { createScrubber, secretsOfAuthorization } from './scrub.ts';
+import { deleteInBackground, moveToTrash, sweepTrash } from './trash.ts';
 
 export interface RepositoryAccess {
   /** https:// URL of the repository, without credentials. */
@@ -82,6 +83,7 @@ export class Workspaces {
   }
 
   async open(input: OpenWorkspaceInput): Promise<JobWorkspace> {
+    input.signal?.throwIfAborted();
     const url = checkRepositoryUrl(input.repository.url);
     const authorization = input.repository.authorization;
     if (authorization !== null && /[\r\n\0]/.test(authorization))
@@ -89,6 +91,8 @@ export class Workspaces {
     if (!/^[A-Za-z0-9_-]{1,100}$/.test(input.jobId))
       throw new WorkspaceFailure('git_failed', 'The job id cannot name a directory.');
     const branch = checkRefName(input.branch, 'branch');
+    const baseRef = input.start.kind === 'new' ? input.start.ref : input.start.baseRef;
+    if (baseRef !== null) checkRefName(baseRef, 'ref');
     const context: GitContext = {
       runner: this.runner,
       authorization,
@@ -100,15 +104,23 @@ export class Workspaces {
     const path = join(this.worktreesDir, input.jobId);
     await mkdir(this.cacheDir, { recursive: true });
     await mkdir(this.worktreesDir, { recursive: true });
+    void sweepTrash(this.worktreesDir);
+
+    // The default branch is asked of the remote while the mirror is fetched (or the lock waited
+    // for): two round trips at once rather than one after the other.
+    const defaultBranch = baseRef === null ? remoteDefaultBranch(context, this.cacheDir, url) : null;
+    defaultBranch?.catch(() => undefined); // awaited below; this keeps an early failure from going unhandled
 
     const { cloned, baseCommit } = await withMirrorLock(
       lockPath,
       async () => {
         const { cloned } = await refreshMirror(context, mirrorPath, url);
+        const base = baseRef ?? (await defaultBranch!);
         const { startCommit, baseCommit } = await this.startingPoint(
           context,
           mirrorPath,
           branch,
+          base,
           input.start,
         );
         await this.addWorktree(context, mirrorPath, path, branch, startCommit);
@@ -133,11 +145,9 @@ export class Workspaces {
     context: GitContext,
     mirrorPath: string,
     branch: string,
+    base: string,
     start: WorkspaceStart,
   ) {
-    const baseRef = start.kind === 'new' ? start.ref : start.baseRef;
-    const base =
-      baseRef === null ? await remoteDefaultBranch(context, mirrorPath) : checkRefName(baseRef, 'ref');
     const baseTip = await resolveStartCommit(context, mirrorPath, base);
     if (start.kind === 'new') return { startCommit: baseTip, baseCommit: baseTip };
     const tip = await runGit(
@@ -166,11 +176,8 @@ export class Workspaces {
     startCommit: string,
   ) {
     // A worktree left by an earlier attempt of the same job (its worker died) is replaced.
-    await runGit(context, ['worktree', 'remove', '--force', path], {
-      cwd: mirrorPath,
-      action: 'removing an old worktree',
-    }).catch(() => undefined);
-    await rm(path, { recursive: true, force: true });
+    const stale = await moveToTrash(path);
+    if (stale) deleteInBackground(stale);
     await runGit(context, ['worktree', 'prune'], { cwd: mirrorPath, action: 'pruning worktrees' });
     // -B: the local branch may survive from that earlier attempt; it is reset to the start.
     await runGit(context, ['worktree', 'add', '--quiet', '--no-track', '-B', branch, path, startCommit], {

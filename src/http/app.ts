@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { type CollectRouteOptions, registerCollectRoutes } from '../modules/analytics/collect/routes.ts';
 import { type IngestRouteOptions, registerIngestRoutes } from '../modules/analytics/ingest/routes.ts';
 import { registerAnalyticsRoutes } from '../modules/analytics/routes.ts';
+import { type DashboardPluginOptions, registerDashboard } from '../modules/dashboard/plugin.ts';
 import { registerJobRoutes } from '../modules/jobs/routes.ts';
 import type { Logger } from '../util/logger.ts';
 import { authenticate, isApiPath } from './auth.ts';
@@ -18,6 +19,8 @@ import { validatorCompiler } from './validation.ts';
 
 export interface BuildAppOptions extends AppContext {
   logger: Logger;
+  /** The dashboard under /app (serve always adds it; API tests leave it out). */
+  dashboard?: Pick<DashboardPluginOptions, 'secretKey' | 'agentCatalog' | 'liveKeepAliveMs'>;
   /** Ingest settings (tests: a writer whose stats they read, a small pending bound). */
   ingest?: IngestRouteOptions;
   /** Browser-script settings (tests: a small rate limit, a fixed clock). */
@@ -25,7 +28,7 @@ export interface BuildAppOptions extends AppContext {
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
-  const { logger, ingest, collect, ...context } = options;
+  const { logger, ingest, collect, dashboard, ...context } = options;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
@@ -73,6 +76,15 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   const classification = context.classification ? { classification: context.classification } : {};
   registerIngestRoutes(app, context, { ...classification, ...ingest });
   registerCollectRoutes(app, context, { ...classification, ...collect });
+  if (dashboard) {
+    await registerDashboard(app, {
+      db: context.db,
+      publicUrl: context.config.publicUrl,
+      jobs: context.config,
+      ...(context.onJobQueued ? { onJobQueued: context.onJobQueued } : {}),
+      ...dashboard,
+    });
+  }
   await app.ready();
   return app;
 }

@@ -8,6 +8,7 @@ export function startBanner(info: { baseUrl: string; database: string }): string
   return [
     '',
     `docwright is running at ${info.baseUrl}`,
+    `  Dashboard: ${info.baseUrl}/app`,
     `  API docs:  ${info.baseUrl}/docs`,
     `  Database:  ${info.database}`,
     '',
@@ -38,6 +39,21 @@ export function firstStartBanner(first: FirstStart, baseUrl: string): string {
     '',
   );
   return lines.join('\n');
+}
+
+/**
+ * While no dashboard account exists, each start prints a one-time setup link. The code is in the
+ * fragment (#code=...), which browsers never send to a server, so it reaches no access log.
+ */
+export function setupLinkBanner(baseUrl: string, setupCode: string): string {
+  return [
+    '',
+    'Set up the dashboard: open this link and create the owner account (it works once, for 24 hours;',
+    'a restart prints a new one while no account exists):',
+    '',
+    `  ${baseUrl}/app/setup#code=${setupCode}`,
+    '',
+  ].join('\n');
 }
 
 /** On later starts: how to get a key, since the first one is never shown again. */

@@ -5,9 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Config } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
+import { createSetupToken } from '../modules/accounts/users.ts';
 import type { App } from '../http/context.ts';
 import type { Logger } from '../util/logger.ts';
-import { firstStartBanner, laterStartHint, startBanner } from './banner.ts';
+import { firstStartBanner, laterStartHint, setupLinkBanner, startBanner } from './banner.ts';
 import { classificationWithExtraLists } from './commands/agents-list.ts';
 import { ADMIN_COMMANDS } from './commands/registry.ts';
 import { type ControlSocket, startControlSocket } from './control/control-server.ts';
@@ -86,6 +87,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
     app = await buildApp({
       db,
       logger,
+      dashboard: { secretKey: config.secretKey },
       config: {
         jobRateLimitPerHour: config.jobRateLimitPerHour,
         defaultModel: config.defaultModel,
@@ -110,6 +112,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
 
     // After listen, not before: if the port is taken, the key would be created and never shown.
     const first = await firstStart(db);
+    // On a database without dashboard accounts: a one-time code for the owner's setup page.
+    const setupCode = await createSetupToken(db);
 
     if (lock !== null) {
       control = await startControlSocket({
@@ -127,6 +131,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
         ? `PGlite (embedded) in ${join(config.dataDir, 'pgdata')}`
         : 'PostgreSQL (DATABASE_URL)';
     print(startBanner({ baseUrl, database }));
+    if (setupCode !== null) print(setupLinkBanner(baseUrl, setupCode));
     print(first === null ? laterStartHint() : firstStartBanner(first, baseUrl));
     logger.info(
       {

@@ -1,0 +1,132 @@
+// /app/projects/:projectId/analytics: the page, and its CSV downloads (every row of the range,
+// read page by page through the same exports as the API, written by the API's CSV writer).
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../../errors/app-error.ts';
+import { type AgentCatalog, curatedAgentCatalog } from '../../analytics/agent-catalog.ts';
+import { exportAgents } from '../../analytics/agents.ts';
+import { toCsv } from '../../analytics/csv.ts';
+import { MAX_VIEWS_LIMIT } from '../../analytics/schemas.ts';
+import { exportTimeseries } from '../../analytics/timeseries.ts';
+import { exportPageViews } from '../../analytics/views.ts';
+import { getProject } from '../../projects/service.ts';
+import { dayRangeOf, lastDays } from '../analytics-range.ts';
+import { type DashboardContext, frameOf } from '../context.ts';
+import { sendPage } from '../respond.ts';
+import { type AnalyticsPage, analyticsPage } from '../views/analytics-view.ts';
+
+type AnalyticsQuery = {
+  Params: { projectId: string };
+  Querystring: {
+    from?: string;
+    to?: string;
+    interval?: string;
+    page?: string;
+    apage?: string;
+    preset?: string;
+  };
+};
+
+export const TOP_PAGES_LIMIT = 25;
+export const AGENTS_LIMIT = 10;
+/** Hourly charts up to this many days; longer ranges are charted per day. */
+const MAX_HOURLY_DAYS = 14;
+
+function pageNumber(raw: unknown): number {
+  const n = typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : 1;
+  return Math.max(1, n);
+}
+
+export function registerAnalyticsPageRoutes(
+  app: FastifyInstance,
+  ctx: DashboardContext,
+  options: { agentCatalog?: AgentCatalog } = {},
+): void {
+  const { db } = ctx;
+  const catalog = () => options.agentCatalog ?? curatedAgentCatalog();
+
+  app.get<AnalyticsQuery>('/projects/:projectId/analytics', async (request, reply) => {
+    const project = await getProject(db, request.params.projectId);
+    const q = request.query;
+    const preset = Number(q.preset);
+    const parsed = [7, 30, 90].includes(preset)
+      ? { ok: true as const, range: lastDays(preset) }
+      : dayRangeOf(q);
+    const range = parsed.range;
+    let error: string | null = parsed.ok ? null : parsed.message;
+    let interval: 'day' | 'hour' = q.interval === 'hour' ? 'hour' : 'day';
+    if (interval === 'hour' && range.days > MAX_HOURLY_DAYS) {
+      interval = 'day';
+      error ??= `Hourly charts cover at most ${MAX_HOURLY_DAYS} days; this range is charted per day.`;
+    }
+    const pagesPage = pageNumber(q.page);
+    const agentsPage = pageNumber(q.apage);
+    const dates = { dateFrom: range.dateFrom, dateTo: range.dateTo };
+    const data: AnalyticsPage = {
+      range,
+      interval,
+      error,
+      views: null,
+      agents: null,
+      series: null,
+      pagesPage,
+      pagesLimit: TOP_PAGES_LIMIT,
+      agentsPage,
+      agentsLimit: AGENTS_LIMIT,
+    };
+    try {
+      data.views = await exportPageViews(db, project.id, {
+        ...dates,
+        limit: TOP_PAGES_LIMIT,
+        offset: (pagesPage - 1) * TOP_PAGES_LIMIT,
+      });
+      data.agents = await exportAgents(
+        db,
+        project.id,
+        { ...dates, limit: AGENTS_LIMIT, offset: (agentsPage - 1) * AGENTS_LIMIT },
+        catalog(),
+      );
+      data.series = await exportTimeseries(db, project.id, { ...dates, interval });
+    } catch (e) {
+      if (!(e instanceof AppError) || e.status >= 500) throw e;
+      data.error = e.message;
+    }
+    return sendPage(
+      reply,
+      analyticsPage(frameOf(request, { title: `Analytics · ${project.name}` }), project, data),
+    );
+  });
+
+  const csvDownload = (kind: 'views' | 'agents') =>
+    app.get<AnalyticsQuery>(`/projects/:projectId/analytics/${kind}.csv`, async (request, reply) => {
+      const project = await getProject(db, request.params.projectId);
+      const parsed = dayRangeOf(request.query);
+      const dates = { dateFrom: parsed.range.dateFrom, dateTo: parsed.range.dateTo };
+      const rows: (string | number | null)[][] = [];
+      for (let offset = 0; ; offset += MAX_VIEWS_LIMIT) {
+        const paging = { ...dates, limit: MAX_VIEWS_LIMIT, offset };
+        if (kind === 'views') {
+          const report = await exportPageViews(db, project.id, paging);
+          rows.push(...report.views.map((v) => [v.path, v.human, v.ai, v.total]));
+          if (!report.hasMore) break;
+        } else {
+          const report = await exportAgents(db, project.id, paging, catalog());
+          rows.push(
+            ...report.agents.map((a) => [a.agent, a.operator, a.category, a.verified, a.unverified, a.total]),
+          );
+          if (!report.hasMore) break;
+        }
+      }
+      const header =
+        kind === 'views'
+          ? ['path', 'human', 'ai', 'total']
+          : ['agent', 'operator', 'category', 'verified', 'unverified', 'total'];
+      const file = `${project.id}-${kind}-${parsed.range.from}-to-${parsed.range.to}.csv`;
+      return reply
+        .type('text/csv; charset=utf-8; header=present')
+        .header('content-disposition', `attachment; filename="${file}"`)
+        .header('cache-control', 'no-store')
+        .send(toCsv(header, rows));
+    });
+  csvDownload('views');
+  csvDownload('agents');
+}

@@ -1,0 +1,191 @@
+// /app/projects: list and create; /app/projects/:projectId/settings: settings and secrets.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../../../errors/app-error.ts';
+import type { CodeHostKind, Project, ProjectSettings } from '../../projects/schemas.ts';
+import {
+  deleteProjectSecret,
+  listProjectSecrets,
+  PROJECT_SECRET_NAMES,
+  type ProjectSecretName,
+  setProjectSecret,
+} from '../../projects/secrets.ts';
+import { createProject, getProject, listProjects, updateProject } from '../../projects/service.ts';
+import { type DashboardContext, fieldErrorsOf, formOf, frameOf } from '../context.ts';
+import { redirectAfterPost, sendPage } from '../respond.ts';
+import type { FieldErrors } from '../views/fields.ts';
+import { projectsPage } from '../views/projects-view.ts';
+import {
+  type SecretStatus,
+  type SettingsForm,
+  settingsFormOf,
+  settingsPage,
+} from '../views/settings-view.ts';
+
+type ProjectParams = { Params: { projectId: string } };
+
+/** The project service names the code host field codeHost; the forms call it codeHostKind. */
+function formErrorsOf(error: AppError): FieldErrors {
+  const errors = fieldErrorsOf(error);
+  if (errors.codeHost) errors.codeHostKind = errors.codeHost;
+  return errors;
+}
+
+const lines = (text: string | undefined) =>
+  (text ?? '')
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+
+/** '' clears a number setting (back to the server default); anything else must be an integer. */
+function integerOrNull(text: string | undefined): number | null {
+  const t = (text ?? '').trim();
+  return t === '' ? null : Number(t);
+}
+
+function settingsChanges(form: Record<string, string>): Record<string, unknown> {
+  const textOrNull = (v: string | undefined) => ((v ?? '').trim() === '' ? null : (v ?? '').trim());
+  const denied = lines(form.deniedPaths);
+  const origins = lines(form.allowedOrigins);
+  return {
+    draftPullRequests: form.draftPullRequests === 'on',
+    deniedPaths: denied.length > 0 ? denied : null,
+    maxSteps: integerOrNull(form.maxSteps),
+    maxTotalTokens: integerOrNull(form.maxTotalTokens),
+    wallTimeSeconds: integerOrNull(form.wallTimeSeconds),
+    allowedOrigins: origins.length > 0 ? origins : null,
+    webhookUrl: textOrNull(form.webhookUrl),
+    githubAppId: textOrNull(form.githubAppId),
+    githubAppInstallationId: textOrNull(form.githubAppInstallationId),
+  };
+}
+
+function formFromBody(form: Record<string, string>): SettingsForm {
+  return {
+    name: form.name ?? '',
+    repositoryUrl: form.repositoryUrl ?? '',
+    ref: form.ref ?? '',
+    codeHostKind: form.codeHostKind ?? '',
+    codeHostBaseUrl: form.codeHostBaseUrl ?? '',
+    model: form.model ?? '',
+    draftPullRequests: form.draftPullRequests === 'on',
+    deniedPaths: form.deniedPaths ?? '',
+    maxSteps: form.maxSteps ?? '',
+    maxTotalTokens: form.maxTotalTokens ?? '',
+    wallTimeSeconds: form.wallTimeSeconds ?? '',
+    allowedOrigins: form.allowedOrigins ?? '',
+    webhookUrl: form.webhookUrl ?? '',
+    githubAppId: form.githubAppId ?? '',
+    githubAppInstallationId: form.githubAppInstallationId ?? '',
+  };
+}
+
+/** All known secrets, set or not, in a stable order. */
+async function secretStatuses(ctx: DashboardContext, projectId: string): Promise<SecretStatus[]> {
+  const stored = new Map((await listProjectSecrets(ctx.db, projectId)).map((s) => [s.name, s.updatedAt]));
+  return (Object.keys(PROJECT_SECRET_NAMES) as ProjectSecretName[]).map((name) => ({
+    name,
+    updatedAt: stored.get(name) ?? null,
+  }));
+}
+
+export function registerProjectRoutes(app: FastifyInstance, ctx: DashboardContext): void {
+  const { db } = ctx;
+
+  app.get('/projects', async (request, reply) =>
+    sendPage(reply, projectsPage(frameOf(request, { title: 'Projects' }), await listProjects(db))),
+  );
+
+  app.post('/projects', async (request, reply) => {
+    const form = formOf(request);
+    try {
+      const project = await createProject(db, {
+        name: form.name ?? '',
+        repositoryUrl: form.repositoryUrl ?? '',
+        ...(form.ref?.trim() ? { ref: form.ref } : {}),
+        ...(form.codeHostKind ? { codeHostKind: form.codeHostKind as CodeHostKind } : {}),
+        codeHostBaseUrl: form.codeHostBaseUrl ?? null,
+        model: form.model ?? null,
+      });
+      return redirectAfterPost(reply, `/app/projects/${project.id}/settings?notice=project-created`);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      const page = projectsPage(frameOf(request, { title: 'Projects' }), await listProjects(db), {
+        ...form,
+        error: error.message,
+        errors: formErrorsOf(error),
+      });
+      return sendPage(reply, page, error.status);
+    }
+  });
+
+  app.get<ProjectParams>('/projects/:projectId', async (request, reply) => {
+    const project = await getProject(db, request.params.projectId);
+    return reply.redirect(`/app/projects/${project.id}/jobs`);
+  });
+
+  const renderSettings = async (
+    request: FastifyRequest,
+    project: Project,
+    extra: Partial<Parameters<typeof settingsPage>[2]> = {},
+  ) =>
+    settingsPage(frameOf(request, { title: `Settings · ${project.name}` }), project, {
+      form: settingsFormOf(project),
+      secrets: await secretStatuses(ctx, project.id),
+      defaultModel: ctx.jobs.defaultModel,
+      ...extra,
+    });
+
+  app.get<ProjectParams>('/projects/:projectId/settings', async (request, reply) => {
+    const project = await getProject(db, request.params.projectId);
+    return sendPage(reply, await renderSettings(request, project));
+  });
+
+  app.post<ProjectParams>('/projects/:projectId/settings', async (request, reply) => {
+    const project = await getProject(db, request.params.projectId);
+    const form = formOf(request);
+    try {
+      await updateProject(db, project.id, {
+        name: form.name ?? '',
+        repositoryUrl: form.repositoryUrl ?? '',
+        ref: form.ref ?? '',
+        ...(form.codeHostKind ? { codeHostKind: form.codeHostKind as CodeHostKind } : {}),
+        codeHostBaseUrl: form.codeHostBaseUrl?.trim() ? form.codeHostBaseUrl : null,
+        model: form.model?.trim() ? form.model : null,
+        // null removes a setting (the server default applies again): see updateProject.
+        settings: settingsChanges(form) as ProjectSettings,
+      });
+      return redirectAfterPost(reply, `/app/projects/${project.id}/settings?notice=settings-saved`);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      const page = await renderSettings(request, project, {
+        form: formFromBody(form),
+        error: error.message,
+        errors: formErrorsOf(error),
+      });
+      return sendPage(reply, page, error.status);
+    }
+  });
+
+  app.post<ProjectParams>('/projects/:projectId/secrets', async (request, reply) => {
+    const project = await getProject(db, request.params.projectId);
+    const form = formOf(request);
+    const rawRemove = (request.body as { remove?: unknown } | null)?.remove;
+    const remove = new Set(
+      (Array.isArray(rawRemove) ? rawRemove : [rawRemove]).filter((v) => typeof v === 'string'),
+    );
+    const names = Object.keys(PROJECT_SECRET_NAMES) as ProjectSecretName[];
+    try {
+      for (const name of names) {
+        const value = form[name] ?? '';
+        if (value.trim() !== '') await setProjectSecret(db, ctx.secretKey, project.id, name, value);
+        else if (remove.has(name)) await deleteProjectSecret(db, project.id, name);
+      }
+      return redirectAfterPost(reply, `/app/projects/${project.id}/settings?notice=secrets-saved`);
+    } catch (error) {
+      // The message never carries a secret's value: the project service names only the secret.
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      const page = await renderSettings(request, project, { secretsError: error.message });
+      return sendPage(reply, page, error.status);
+    }
+  });
+}

@@ -1,0 +1,140 @@
+// The analytics page: the date range, totals, a stacked chart of human and AI views per day or
+// hour (Chart.js, drawn by analytics-chart.js from the JSON below it, with the same numbers in a
+// table for screen readers), the top pages and the AI agents, each paged like the API.
+import type { AgentReport, PageViewReport, TimeseriesReport } from '../../analytics/schemas.ts';
+import type { Project } from '../../projects/schemas.ts';
+import type { DayRange } from '../analytics-range.ts';
+import { count } from '../format.ts';
+import { html, jsonScript, type SafeHtml } from '../html.ts';
+import { errorBox, type PageFrame, page } from './layout.ts';
+
+export interface AnalyticsPage {
+  range: DayRange;
+  interval: 'day' | 'hour';
+  error?: string | null;
+  views: PageViewReport | null;
+  agents: AgentReport | null;
+  series: TimeseriesReport | null;
+  pagesPage: number;
+  pagesLimit: number;
+  agentsPage: number;
+  agentsLimit: number;
+}
+
+function share(part: number, whole: number): string {
+  return whole === 0 ? '—' : `${Math.round((part / whole) * 100)}%`;
+}
+
+export function analyticsPage(frame: PageFrame, project: Project, data: AnalyticsPage): SafeHtml {
+  const base = `/app/projects/${project.id}/analytics`;
+  const q = (extra: Record<string, string | number>) => {
+    const params = new URLSearchParams({
+      from: data.range.from,
+      to: data.range.to,
+      interval: data.interval,
+      page: String(data.pagesPage),
+      apage: String(data.agentsPage),
+    });
+    for (const [k, v] of Object.entries(extra)) params.set(k, String(v));
+    return `${base}?${params.toString()}`;
+  };
+  const csv = (kind: 'views' | 'agents') =>
+    `${base}/${kind}.csv?${new URLSearchParams({ from: data.range.from, to: data.range.to }).toString()}`;
+  const totals = data.views?.totals ?? { human: 0, ai: 0, total: 0 };
+  const bots = data.series?.totals.bot ?? 0;
+  const pagesOffset = (data.pagesPage - 1) * data.pagesLimit;
+  return page(
+    {
+      ...frame,
+      project: { id: project.id, name: project.name, tab: 'analytics' },
+      scripts: ['vendor/chart.umd.min.js', 'analytics-chart.js'],
+    },
+    html`<h1>Analytics</h1>
+<form method="get" action="${base}" class="range-form card" aria-label="Date range">
+  <div class="field"><label for="range-from">From (UTC)</label><input id="range-from" name="from" type="date" value="${data.range.from}" required></div>
+  <div class="field"><label for="range-to">To (UTC, included)</label><input id="range-to" name="to" type="date" value="${data.range.to}" required></div>
+  <div class="field"><label for="range-interval">Chart by</label><select id="range-interval" name="interval">
+    <option value="day"${data.interval === 'day' ? html` selected` : ''}>Day</option>
+    <option value="hour"${data.interval === 'hour' ? html` selected` : ''}>Hour</option>
+  </select></div>
+  <button type="submit" class="primary">Show</button>
+  <p class="presets">Quick ranges:
+    <a href="${base}?preset=7">last 7 days</a>
+    <a href="${base}?preset=30">last 30 days</a>
+    <a href="${base}?preset=90">last 90 days</a>
+  </p>
+</form>
+${errorBox(data.error)}
+<p class="muted" id="range-text">Views from ${data.range.from} through ${data.range.to} (UTC), ${data.range.days} day${data.range.days === 1 ? '' : 's'}.</p>
+<section aria-labelledby="totals-title">
+  <h2 id="totals-title" class="visually-hidden">Totals</h2>
+  <dl class="totals">
+    <div class="total-card human"><dt>Human views</dt><dd id="total-human">${count(totals.human)}</dd></div>
+    <div class="total-card ai"><dt>AI views</dt><dd id="total-ai">${count(totals.ai)}</dd><dd class="small muted">${share(totals.ai, totals.total)} of all</dd></div>
+    <div class="total-card"><dt>Total views</dt><dd id="total-all">${count(totals.total)}</dd></div>
+    <div class="total-card bots"><dt>Other bots <span class="small">(not counted)</span></dt><dd id="total-bots">${count(bots)}</dd></div>
+  </dl>
+</section>
+<section aria-labelledby="chart-title" class="card">
+  <h2 id="chart-title">Human and AI views per ${data.interval}</h2>
+  ${
+    data.series && data.series.buckets.length > 0
+      ? html`<div class="chart-box"><canvas id="traffic-chart" role="img" aria-label="Stacked bar chart of human and AI views per ${data.interval}; the same numbers are in the table below."></canvas></div>
+  ${jsonScript('traffic-data', { interval: data.interval, buckets: data.series.buckets.map((b) => ({ start: b.start, human: b.human, ai: b.ai })) })}
+  <details class="chart-table">
+    <summary>Show the numbers as a table</summary>
+    <div class="table-wrap"><table>
+      <thead><tr><th scope="col">${data.interval === 'day' ? 'Day' : 'Hour'} (UTC)</th><th scope="col">Human</th><th scope="col">AI</th></tr></thead>
+      <tbody>${data.series.buckets.map(
+        (b) =>
+          html`<tr><td>${data.interval === 'day' ? b.start.slice(0, 10) : `${b.start.slice(0, 10)} ${b.start.slice(11, 16)}`}</td><td class="num">${count(b.human)}</td><td class="num">${count(b.ai)}</td></tr>`,
+      )}</tbody>
+    </table></div>
+  </details>`
+      : html`<p class="muted">No views in this range.</p>`
+  }
+</section>
+<section aria-labelledby="pages-title">
+  <div class="section-head">
+    <h2 id="pages-title">Top pages</h2>
+    <a class="button small" href="${csv('views')}" download>Download CSV<span class="visually-hidden"> of all pages</span></a>
+  </div>
+  ${
+    data.views && data.views.views.length > 0
+      ? html`<div class="table-wrap"><table id="top-pages">
+    <caption class="visually-hidden">Pages by total views, ${pagesOffset + 1} to ${pagesOffset + data.views.views.length}</caption>
+    <thead><tr><th scope="col">Path</th><th scope="col" class="num">Human</th><th scope="col" class="num">AI</th><th scope="col" class="num">Total</th></tr></thead>
+    <tbody>${data.views.views.map((v) => html`<tr><td class="break"><code>${v.path}</code></td><td class="num">${count(v.human)}</td><td class="num">${count(v.ai)}</td><td class="num">${count(v.total)}</td></tr>`)}</tbody>
+  </table></div>
+  <nav class="pager" aria-label="Top pages pages">
+    <span class="muted small">Pages ${pagesOffset + 1}–${pagesOffset + data.views.views.length}</span>
+    ${data.pagesPage > 1 ? html`<a href="${q({ page: data.pagesPage - 1 })}" rel="prev">Previous</a>` : ''}
+    ${data.views.hasMore ? html`<a href="${q({ page: data.pagesPage + 1 })}" rel="next">Next</a>` : ''}
+  </nav>`
+      : html`<p class="muted">No page views in this range${data.pagesPage > 1 ? ' on this page' : ''}.</p>`
+  }
+</section>
+<section aria-labelledby="agents-title">
+  <div class="section-head">
+    <h2 id="agents-title">AI agents</h2>
+    <a class="button small" href="${csv('agents')}" download>Download CSV<span class="visually-hidden"> of all AI agents</span></a>
+  </div>
+  ${
+    data.agents && data.agents.agents.length > 0
+      ? html`<p class="muted small">${count(data.agents.totals.total)} AI views, ${share(data.agents.totals.verified, data.agents.totals.total)} verified (published IP ranges or signed requests).</p>
+  <div class="table-wrap"><table id="ai-agents">
+    <thead><tr><th scope="col">Agent</th><th scope="col">Operator</th><th scope="col">Category</th><th scope="col" class="num">Views</th><th scope="col" class="num">Verified</th><th scope="col" class="num">Verified share</th></tr></thead>
+    <tbody>${data.agents.agents.map(
+      (a) =>
+        html`<tr><td>${a.agent}</td><td>${a.operator ?? html`<span class="muted">unknown</span>`}</td><td>${a.category ?? html`<span class="muted">unknown</span>`}</td><td class="num">${count(a.total)}</td><td class="num">${count(a.verified)}</td><td class="num">${share(a.verified, a.total)}</td></tr>`,
+    )}</tbody>
+  </table></div>
+  <nav class="pager" aria-label="AI agents pages">
+    ${data.agentsPage > 1 ? html`<a href="${q({ apage: data.agentsPage - 1 })}">Previous agents</a>` : ''}
+    ${data.agents.hasMore ? html`<a href="${q({ apage: data.agentsPage + 1 })}">More agents</a>` : ''}
+  </nav>`
+      : html`<p class="muted">No AI agent views in this range.</p>`
+  }
+</section>`,
+  );
+}

@@ -1,12 +1,16 @@
 -- Rollup levels above page_views_hourly, and a cache of per-range path rankings, so exports stay
 -- fast over long ranges and many paths (see docs/analytics-export.md, "How exports stay fast").
 --
--- page_views_hourly stays the truth: every level below is written in the same transaction as it,
--- by recordPageViews / recordPageViewsIn (src/modules/analytics/rollups.ts), and holds exactly
--- the sums of its hourly rows. A range is read as whole months + whole days + edge hours.
+-- page_views_hourly stays the truth: every level below holds exactly the sums of its hourly rows,
+-- written in the same transaction by recordPageViews / recordPageViewsIn
+-- (src/modules/analytics/rollups.ts). A range is read as whole months + whole days + edge hours.
 
 -- Per-path daily and monthly totals of human and AI views (non-AI bots are never ranked, so
--- they are not kept here). Buckets are UTC days and UTC calendar months.
+-- they are not kept here). Buckets are UTC days and UTC calendar months. Daily rows are written
+-- with every batch. Monthly rows exist only for sealed months (page_view_sealed_months): a month
+-- is sealed, from its daily rows, the first time a ranking needs it after it has ended; from then
+-- on writers into that month (late views, log imports) update its monthly rows too. Writes into
+-- the current month, the common case, so never pay for a monthly row.
 CREATE TABLE page_views_daily (
   project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
   day        timestamptz NOT NULL CHECK (extract(epoch FROM day) % 86400 = 0),
@@ -14,6 +18,13 @@ CREATE TABLE page_views_daily (
   human      bigint NOT NULL CHECK (human >= 0),
   ai         bigint NOT NULL CHECK (ai >= 0),
   PRIMARY KEY (project_id, day, path)
+);
+
+CREATE TABLE page_view_sealed_months (
+  project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+  month      timestamptz NOT NULL CHECK (month = date_trunc('month', month, 'UTC')),
+  sealed_at  timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (project_id, month)
 );
 
 CREATE TABLE page_views_monthly (
@@ -89,18 +100,14 @@ CREATE UNLOGGED TABLE page_view_ranking_rows (
 );
 CREATE INDEX page_view_ranking_rows_order ON page_view_ranking_rows (ranking_id, total DESC, path);
 
--- Views counted before this migration: fill the levels from the hourly truth.
+-- Views counted before this migration: fill the levels from the hourly truth (months are sealed
+-- later, on demand).
 INSERT INTO page_views_daily (project_id, day, path, human, ai)
 SELECT project_id, date_trunc('day', hour, 'UTC'), path,
        coalesce(sum(views) FILTER (WHERE traffic_class = 'human'), 0),
        coalesce(sum(views) FILTER (WHERE traffic_class = 'ai'), 0)
   FROM page_views_hourly
  WHERE traffic_class IN ('human', 'ai')
- GROUP BY 1, 2, 3;
-
-INSERT INTO page_views_monthly (project_id, month, path, human, ai)
-SELECT project_id, date_trunc('month', day, 'UTC'), path, sum(human), sum(ai)
-  FROM page_views_daily
  GROUP BY 1, 2, 3;
 
 INSERT INTO traffic_hourly (project_id, hour, human, ai, bot)

@@ -18,7 +18,7 @@ export async function exportAgents(
   const range = resolveHourRange(request.dateFrom, request.dateTo);
   const limit = request.limit ?? DEFAULT_VIEWS_LIMIT;
   const offset = request.offset ?? 0;
-  const spans = hourDaySpanParams(splitRange(range, false));
+  const spans = hourDaySpanParams(splitRange(range, null));
   const { totals, rows } = await db.transaction(async (tx) => {
     await beginSnapshotRead(tx);
     const totals = await selectAgentTotals(tx, projectId, spans);

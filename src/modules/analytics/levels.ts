@@ -1,6 +1,7 @@
 // Derives the rows of every level above the hourly truth from one batch of hourly counts: per-path
-// daily and monthly human/AI totals, site-wide hourly and daily traffic, and hourly and daily views
-// per AI agent. Pure logic; each level's keys come out sorted (see rollups.ts on lock order).
+// daily human/AI totals, site-wide hourly and daily traffic, hourly and daily views per AI agent,
+// and per-path monthly totals for the months that are sealed. Pure logic; each level's keys come
+// out sorted (see rollups.ts on lock order).
 import type { KeyedCount } from './rollups.ts';
 import { floorToDay, floorToMonth } from './time-buckets.ts';
 
@@ -30,7 +31,6 @@ export interface AgentRow {
 
 export interface LevelRows {
   dailyPaths: PathLevelRow[];
-  monthlyPaths: PathLevelRow[];
   trafficHourly: TrafficRow[];
   trafficDaily: TrafficRow[];
   agentHourly: AgentRow[];
@@ -93,9 +93,7 @@ function addAgent(map: Map<string, AgentRow>, count: KeyedCount, bucket: string)
 
 export function levelRowsOf(counts: readonly KeyedCount[]): LevelRows {
   const dayOf = memoised(floorToDay);
-  const monthOf = memoised(floorToMonth);
   const dailyPaths = new Map<string, PathLevelRow>();
-  const monthlyPaths = new Map<string, PathLevelRow>();
   const trafficHourly = new Map<string, TrafficRow>();
   const trafficDaily = new Map<string, TrafficRow>();
   const agentHourly = new Map<string, AgentRow>();
@@ -107,7 +105,6 @@ export function levelRowsOf(counts: readonly KeyedCount[]): LevelRows {
     // Non-AI bots are never ranked nor broken down by agent: only traffic keeps them.
     if (count.trafficClass === 'bot') continue;
     addPath(dailyPaths, count, day);
-    addPath(monthlyPaths, count, monthOf(count.hourSeconds));
     if (count.trafficClass === 'ai') {
       addAgent(agentHourly, count, count.hour);
       addAgent(agentDaily, count, day);
@@ -115,10 +112,29 @@ export function levelRowsOf(counts: readonly KeyedCount[]): LevelRows {
   }
   return {
     dailyPaths: sortedValues(dailyPaths),
-    monthlyPaths: sortedValues(monthlyPaths),
     trafficHourly: sortedValues(trafficHourly),
     trafficDaily: sortedValues(trafficDaily),
     agentHourly: sortedValues(agentHourly),
     agentDaily: sortedValues(agentDaily),
   };
+}
+
+/**
+ * Monthly rows for the counts that fall in sealed months (keys `${projectId}\0${monthStart}`, as
+ * selectWriteTargets gives them); nothing when no month of the batch is sealed.
+ */
+export function sealedMonthRowsOf(
+  counts: readonly KeyedCount[],
+  sealedMonths: ReadonlySet<string>,
+): PathLevelRow[] {
+  if (sealedMonths.size === 0) return [];
+  const monthOf = memoised(floorToMonth);
+  const rows = new Map<string, PathLevelRow>();
+  for (const count of counts) {
+    if (count.trafficClass === 'bot') continue;
+    const month = floorToMonth(count.hourSeconds);
+    if (!sealedMonths.has(`${count.projectId}\0${month}`)) continue;
+    addPath(rows, count, monthOf(count.hourSeconds));
+  }
+  return sortedValues(rows);
 }

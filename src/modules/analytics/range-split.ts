@@ -1,7 +1,7 @@
-// Splits an hour range into the coarsest buckets that tile it exactly: whole UTC months in the
-// middle, whole UTC days around them, and single hours at the edges. Reading a 30-day range then
-// touches about 30 day rows (or one month row) per path instead of 720 hour rows, and the sums
-// are the same, because every level holds exactly the sums of its hours. Pure logic, no I/O.
+// Splits an hour range into the coarsest buckets that tile it exactly: whole sealed UTC months in
+// the middle, whole UTC days around them, and single hours at the edges. Reading a 30-day range
+// then touches about 30 day rows (or one month row) per path instead of 720 hour rows, and the
+// sums are the same, because every level holds exactly the sums of its hours. Pure logic, no I/O.
 
 import type { HourRange } from './queries.ts';
 import { ceilToDay, ceilToMonth, floorToDay, floorToMonth } from './time-buckets.ts';
@@ -12,12 +12,18 @@ export interface Span {
   to: number | null;
 }
 
+/** A run of whole months, both ends on a month start. */
+export interface MonthRun {
+  from: number;
+  to: number;
+}
+
 export interface RangeSplit {
   /** Read from the hourly level: at most a head and a tail, each under a day. */
   hours: Span[];
-  /** Read from the daily level. */
+  /** Read from the daily level: at most two spans. */
   days: Span[];
-  /** Read from the monthly level (empty unless months were asked for). */
+  /** Read from the monthly level: at most one span, inside the sealed run given. */
   months: Span[];
 }
 
@@ -26,35 +32,48 @@ function edge(from: number | null, to: number | null): Span[] {
   return from !== null && to !== null && from < to ? [{ from, to }] : [];
 }
 
+/** Like edge, but a null end is unbounded: an empty list only when both ends are known and equal. */
+function open(from: number | null, to: number | null): Span[] {
+  return from !== null && to !== null && from >= to ? [] : [{ from, to }];
+}
+
 /**
- * The spans that tile range exactly. range bounds must lie on whole UTC hours. With withMonths
- * false, whole months are read as days (levels that keep no monthly rows).
+ * The spans that tile range exactly; its bounds must lie on whole UTC hours. Months are read
+ * only inside sealed (the months whose monthly rows exist); null reads every whole day as a day.
  */
-export function splitRange(range: HourRange, withMonths: boolean): RangeSplit {
+export function splitRange(range: HourRange, sealed: MonthRun | null): RangeSplit {
   const dayFrom = range.from === null ? null : ceilToDay(range.from);
   const dayTo = range.to === null ? null : floorToDay(range.to);
   if (dayFrom !== null && dayTo !== null && dayFrom >= dayTo) {
     // No whole day inside: the range is hours only.
     return { hours: edge(range.from, range.to), days: [], months: [] };
   }
-  // From here on the days in the middle are not empty (either end may be unbounded).
   const hours = [...edge(range.from, dayFrom), ...edge(dayTo, range.to)];
-  const middleDays: Span = { from: dayFrom, to: dayTo };
-  if (!withMonths) return { hours, days: [middleDays], months: [] };
-
-  const monthFrom = dayFrom === null ? null : ceilToMonth(dayFrom);
-  const monthTo = dayTo === null ? null : floorToMonth(dayTo);
-  if (monthFrom !== null && monthTo !== null && monthFrom >= monthTo) {
-    return { hours, days: [middleDays], months: [] };
-  }
+  if (sealed === null) return { hours, days: open(dayFrom, dayTo), months: [] };
+  const monthFrom = Math.max(sealed.from, dayFrom === null ? Number.NEGATIVE_INFINITY : ceilToMonth(dayFrom));
+  const monthTo = Math.min(sealed.to, dayTo === null ? Number.POSITIVE_INFINITY : floorToMonth(dayTo));
+  if (monthFrom >= monthTo) return { hours, days: open(dayFrom, dayTo), months: [] };
   return {
     hours,
-    days: [...edge(dayFrom, monthFrom), ...edge(monthTo, dayTo)],
+    days: [...open(dayFrom, monthFrom), ...open(monthTo, dayTo)],
     months: [{ from: monthFrom, to: monthTo }],
   };
 }
 
-/** Spans as two parallel arrays of bounds, for unnest() in SQL. */
-export function spanBounds(spans: readonly Span[]): { froms: (number | null)[]; tos: (number | null)[] } {
-  return { froms: spans.map((s) => s.from), tos: spans.map((s) => s.to) };
+/**
+ * The months a ranking over range may read from the monthly level: the whole months inside it,
+ * from the first month with views (firstDay, the earliest daily row; null when none), up to the
+ * month containing now. Those are sealed first: a month still receiving views stays daily, so
+ * writes into the current month never pay for a monthly row.
+ */
+export function monthsToSeal(range: HourRange, firstDay: number | null, now: number): MonthRun | null {
+  if (firstDay === null) return null;
+  const dayFrom = range.from === null ? null : ceilToDay(range.from);
+  const dayTo = range.to === null ? null : floorToDay(range.to);
+  const from = Math.max(
+    floorToMonth(firstDay),
+    dayFrom === null ? Number.NEGATIVE_INFINITY : ceilToMonth(dayFrom),
+  );
+  const to = Math.min(floorToMonth(now), dayTo === null ? Number.POSITIVE_INFINITY : floorToMonth(dayTo));
+  return from < to ? { from, to } : null;
 }

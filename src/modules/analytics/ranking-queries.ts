@@ -7,11 +7,12 @@ import { inSpans } from './span-params.ts';
 // Advisory locks in the two-key space, first key fixed ("rank" in ASCII), second the project's
 // hash: writers take it shared, a builder exclusive. Projects whose hashes collide merely wait
 // for each other.
-const RANKING_LOCK_CLASS = 0x72616e6b;
+export const RANKING_LOCK_CLASS = 0x72616e6b;
 
 /**
  * Writers: a shared lock per project, taken in lock-key order so that writers of several
- * projects and builders queued between them can never wait on each other in a circle.
+ * projects and builders queued between them can never wait on each other in a circle. (Small
+ * batches take it at the end of their combined write instead: queries.ts, upsertLevelsThenLock.)
  */
 export async function lockProjectsForWriting(db: Queryable, projectIds: readonly string[]): Promise<void> {
   await db.query(
@@ -44,46 +45,69 @@ export interface CoveringRanking {
   idle: boolean;
 }
 
+export interface WriteTargets {
+  rankings: CoveringRanking[];
+  /** Sealed months the batch writes into, as `${projectId}\0${monthStart epoch seconds}`. */
+  sealedMonths: Set<string>;
+}
+
 /**
- * The live rankings of these projects that overlap [firstHour, endHour). Refuses to run outside
- * READ COMMITTED: under a snapshot taken before the writer's lock, a ranking built meanwhile
- * would be missed, and its counts would silently fall behind.
+ * What a writer must update besides the levels, once it holds the shared lock: the live rankings
+ * of its projects that overlap [firstHour, endHour), and the sealed months among those hours.
+ * Refuses to run outside READ COMMITTED: under a snapshot taken before the writer's lock, a
+ * ranking built or a month sealed meanwhile would be missed, and its counts would fall behind.
  */
-export async function selectRankingsCovering(
+export async function selectWriteTargets(
   db: Queryable,
   projectIds: readonly string[],
   firstHour: number,
   endHour: number,
   idleSeconds: number,
-): Promise<CoveringRanking[]> {
+): Promise<WriteTargets> {
   const rows = await db.query<{
-    id: number;
-    project_id: string;
+    kind: 'ranking' | 'month' | 'isolation';
+    id: number | null;
+    project_id: string | null;
     from: number | null;
     to: number | null;
-    idle: boolean;
-    isolation: string;
+    idle: boolean | null;
+    isolation: string | null;
   }>(
-    `SELECT r.id, r.project_id,
-            extract(epoch FROM r.range_from)::double precision AS "from",
-            extract(epoch FROM r.range_to)::double precision AS "to",
-            r.last_used_at < now() - make_interval(secs => $4) AS idle,
-            i.isolation
-       FROM (SELECT current_setting('transaction_isolation') AS isolation) AS i
-       LEFT JOIN page_view_rankings r
-         ON r.project_id = ANY($1::text[]) AND NOT r.stale
-        AND (r.range_from IS NULL OR r.range_from < to_timestamp($3::double precision))
-        AND (r.range_to IS NULL OR r.range_to > to_timestamp($2::double precision))
-      ORDER BY r.id`,
+    `SELECT 'isolation' AS kind, NULL::bigint AS id, NULL AS project_id, NULL::double precision AS "from",
+            NULL::double precision AS "to", NULL::boolean AS idle, current_setting('transaction_isolation') AS isolation
+     UNION ALL
+     SELECT 'ranking', id, project_id, extract(epoch FROM range_from)::double precision,
+            extract(epoch FROM range_to)::double precision, last_used_at < now() - make_interval(secs => $4), NULL
+       FROM page_view_rankings
+      WHERE project_id = ANY($1::text[]) AND NOT stale
+        AND (range_from IS NULL OR range_from < to_timestamp($3::double precision))
+        AND (range_to IS NULL OR range_to > to_timestamp($2::double precision))
+     UNION ALL
+     SELECT 'month', NULL, project_id, extract(epoch FROM month)::double precision, NULL, NULL, NULL
+       FROM page_view_sealed_months
+      WHERE project_id = ANY($1::text[])
+        AND month >= date_trunc('month', to_timestamp($2::double precision), 'UTC')
+        AND month < to_timestamp($3::double precision)`,
     [projectIds, firstHour, endHour, idleSeconds],
   );
-  const isolation = rows[0]?.isolation;
+  const isolation = rows.find((r) => r.kind === 'isolation')?.isolation;
   if (isolation !== 'read committed') {
     throw new Error(`page views must be recorded in a READ COMMITTED transaction, not ${isolation}`);
   }
-  return rows
-    .filter((r) => r.id !== null)
-    .map((r) => ({ id: r.id, projectId: r.project_id, from: r.from, to: r.to, idle: r.idle }));
+  const targets: WriteTargets = { rankings: [], sealedMonths: new Set() };
+  for (const row of rows) {
+    if (row.kind === 'ranking') {
+      targets.rankings.push({
+        id: row.id!,
+        projectId: row.project_id!,
+        from: row.from,
+        to: row.to,
+        idle: row.idle!,
+      });
+    } else if (row.kind === 'month') targets.sealedMonths.add(`${row.project_id}\0${row.from}`);
+  }
+  targets.rankings.sort((a, b) => a.id - b.id);
+  return targets;
 }
 
 export async function markRankingsStale(db: Queryable, ids: readonly number[]): Promise<void> {
@@ -183,8 +207,8 @@ export async function insertRanking(db: Queryable, projectId: string, range: Hou
 
 /**
  * Human and AI views per path over the spans of a range split: hours from the hourly truth, whole
- * days and months from their levels. Parameters: $first the project, then the 10 slots of
- * pathSpanParams (two hour spans, two day spans, one month span).
+ * days and (sealed) months from their levels. Parameters: $first the project, then the 10 slots
+ * of pathSpanParams (two hour spans, two day spans, one month span).
  */
 export function pathViewsInSpans(first: number): string {
   const p = first;
@@ -199,6 +223,44 @@ export function pathViewsInSpans(first: number): string {
           UNION ALL
           SELECT path, human, ai FROM page_views_monthly
            WHERE project_id = $${p} AND ${inSpans('month', p + 9, 1)}`;
+}
+
+/** The earliest day with human or AI views (epoch seconds), null when none. */
+export async function selectFirstDay(db: Queryable, projectId: string): Promise<number | null> {
+  const rows = await db.query<{ first: number | null }>(
+    `SELECT extract(epoch FROM min(day))::double precision AS first FROM page_views_daily WHERE project_id = $1`,
+    [projectId],
+  );
+  return rows[0]?.first ?? null;
+}
+
+/**
+ * Seals the months of [from, to) (month starts, epoch seconds) not sealed yet: marks them, and
+ * sums their daily rows into monthly rows, in one statement. Builders only, under the project's
+ * exclusive lock (its snapshot must include every writer that wrote into those months unsealed).
+ */
+export async function sealMonths(
+  db: Queryable,
+  projectId: string,
+  starts: number[],
+  ends: number[],
+): Promise<void> {
+  await db.query(
+    `WITH wanted AS (
+       SELECT to_timestamp(s) AS month, to_timestamp(e) AS month_end
+         FROM unnest($2::double precision[], $3::double precision[]) AS m (s, e)
+        WHERE NOT EXISTS (SELECT 1 FROM page_view_sealed_months sm
+                           WHERE sm.project_id = $1 AND sm.month = to_timestamp(m.s))
+     ), marked AS (
+       INSERT INTO page_view_sealed_months (project_id, month) SELECT $1, month FROM wanted
+     )
+     INSERT INTO page_views_monthly (project_id, month, path, human, ai)
+     SELECT $1, w.month, d.path, sum(d.human), sum(d.ai)
+       FROM wanted w JOIN page_views_daily d
+         ON d.project_id = $1 AND d.day >= w.month AND d.day < w.month_end
+      GROUP BY w.month, d.path`,
+    [projectId, starts, ends],
+  );
 }
 
 /**

@@ -3,9 +3,9 @@
 // export is an index range read, whatever the range's length; writers keep it exact
 // (ranking-maintenance.ts). Building one aggregates the levels once: about a second for 50,000
 // paths over 30 days on PostgreSQL here, which is why it is kept rather than redone per request.
-import type { Database } from '../../db/database.ts';
+import type { Database, Queryable } from '../../db/database.ts';
 import type { HourRange } from './queries.ts';
-import { splitRange } from './range-split.ts';
+import { type MonthRun, monthsToSeal, splitRange } from './range-split.ts';
 import {
   BUILD_LOCK_TIMEOUT_MS,
   MAX_RANKINGS_PER_PROJECT,
@@ -17,10 +17,13 @@ import {
   fillRanking,
   insertRanking,
   lockProjectForBuilding,
+  sealMonths,
+  selectFirstDay,
   selectRanking,
   touchRanking,
 } from './ranking-queries.ts';
 import { pathSpanParams } from './span-params.ts';
+import { addMonths } from './time-buckets.ts';
 
 const LOCK_NOT_AVAILABLE = '55P03';
 
@@ -37,6 +40,17 @@ export async function rankingFor(db: Database, projectId: string, range: HourRan
   return buildRanking(db, projectId, range);
 }
 
+/** Seals every month of the run that is not sealed yet (the statement skips sealed ones). */
+async function sealRun(tx: Queryable, projectId: string, run: MonthRun): Promise<void> {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (let month = run.from; month < run.to; month = addMonths(month, 1)) {
+    starts.push(month);
+    ends.push(addMonths(month, 1));
+  }
+  await sealMonths(tx, projectId, starts, ends);
+}
+
 async function buildRanking(db: Database, projectId: string, range: HourRange): Promise<number | null> {
   try {
     return await db.transaction(async (tx) => {
@@ -45,8 +59,10 @@ async function buildRanking(db: Database, projectId: string, range: HourRange): 
       const existing = await selectRanking(tx, projectId, range);
       if (existing !== null && !existing.stale && (await touchRanking(tx, existing.id))) return existing.id;
       await deleteRetiredRankings(tx, projectId, RANKING_IDLE_SECONDS, MAX_RANKINGS_PER_PROJECT - 1);
+      const sealed = monthsToSeal(range, await selectFirstDay(tx, projectId), Date.now() / 1000);
+      if (sealed !== null) await sealRun(tx, projectId, sealed);
       const id = await insertRanking(tx, projectId, range);
-      await fillRanking(tx, id, projectId, pathSpanParams(splitRange(range, true)));
+      await fillRanking(tx, id, projectId, pathSpanParams(splitRange(range, sealed)));
       return id;
     });
   } catch (error) {

@@ -1,12 +1,14 @@
-// Writes page views: the hourly rollups (the truth), the levels above them (daily and monthly path
-// totals, hourly and daily traffic and agent totals) and every live ranking that covers the
-// hours written, all in one transaction. Used by ingestion, log import and tests that seed data,
-// so all go through the same aggregation and upserts.
+// Writes page views: the hourly rollups (the truth), the levels above them (daily path totals,
+// hourly and daily traffic and agent totals, monthly path totals of sealed months) and every live
+// ranking that covers the hours written, all in one transaction. Used by ingestion, log import
+// and tests that seed data, so all go through the same aggregation and upserts.
 import type { Database, Queryable } from '../../db/database.ts';
-import { writeLevels } from './level-writes.ts';
-import { type LevelRows, levelRowsOf } from './levels.ts';
-import { type PageViewBatch, type TrafficClass, upsertPageViewBatch } from './queries.ts';
-import { maintainRankings } from './ranking-maintenance.ts';
+import { writeLevelsThenLock } from './level-writes.ts';
+import { levelRowsOf } from './levels.ts';
+import { writeUnderLock } from './locked-writes.ts';
+import type { TrafficClass } from './queries.ts';
+
+export { UPSERT_BATCH_SIZE } from './level-writes.ts';
 
 export interface PageViewCount {
   projectId: string;
@@ -28,9 +30,6 @@ export interface RecordResult {
   /** Views added, summed over all rows. */
   views: number;
 }
-
-/** Distinct keys per upsert statement: large enough to amortise round trips, small enough for PGlite. */
-export const UPSERT_BATCH_SIZE = 1000;
 
 const HOUR_MS = 3_600_000;
 const TRAFFIC_CLASSES: readonly TrafficClass[] = ['human', 'ai', 'bot'];
@@ -59,7 +58,7 @@ export async function recordPageViews(db: Database, rows: Iterable<PageViewCount
 
 /**
  * The same, inside a transaction the caller already holds (e.g. an ingestion group commit), which
- * must be READ COMMITTED (the default; see ranking-maintenance.ts). Rows are aggregated first,
+ * must be READ COMMITTED (the default; see locked-writes.ts). Rows are aggregated first,
  * then written in batches of UPSERT_BATCH_SIZE.
  */
 export async function recordPageViewsIn(tx: Queryable, rows: Iterable<PageViewCount>): Promise<RecordResult> {
@@ -69,22 +68,15 @@ export async function recordPageViewsIn(tx: Queryable, rows: Iterable<PageViewCo
 }
 
 /**
- * Every table in a fixed order (hourly, the levels, then rankings), each table's keys sorted:
- * concurrent writers then take row locks in one global order and cannot deadlock.
+ * Every table in a fixed order (hourly, the levels, then sealed months and rankings under the
+ * projects' shared lock), each table's keys sorted: concurrent writers then take row locks in one
+ * global order and cannot deadlock.
  */
 async function upsertCounts(tx: Queryable, counts: readonly KeyedCount[]): Promise<void> {
   if (counts.length === 0) return;
-  await writeHourly(tx, counts);
-  const levels: LevelRows = levelRowsOf(counts);
-  await writeLevels(tx, levels);
-  await maintainRankings(tx, counts);
-}
-
-/** The hourly truth only: what recordPageViews wrote before the levels existed (benchmarks). */
-export async function writeHourly(tx: Queryable, counts: readonly KeyedCount[]): Promise<void> {
-  for (let start = 0; start < counts.length; start += UPSERT_BATCH_SIZE) {
-    await upsertPageViewBatch(tx, toBatch(counts.slice(start, start + UPSERT_BATCH_SIZE)));
-  }
+  const projectIds = [...new Set(counts.map((c) => c.projectId))];
+  await writeLevelsThenLock(tx, counts, levelRowsOf(counts), projectIds);
+  await writeUnderLock(tx, counts, projectIds);
 }
 
 /**
@@ -140,17 +132,5 @@ function checked(row: PageViewCount, index: number): KeyedCount {
     agent: row.agent ?? '',
     verification: row.verification ?? '',
     views: row.views,
-  };
-}
-
-function toBatch(counts: readonly KeyedCount[]): PageViewBatch {
-  return {
-    projectIds: counts.map((c) => c.projectId),
-    hours: counts.map((c) => c.hour),
-    paths: counts.map((c) => c.path),
-    trafficClasses: counts.map((c) => c.trafficClass),
-    agents: counts.map((c) => c.agent),
-    verifications: counts.map((c) => c.verification),
-    views: counts.map((c) => c.views),
   };
 }

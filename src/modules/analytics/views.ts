@@ -37,11 +37,11 @@ async function readPage(
   return db.transaction(async (tx) => {
     await beginSnapshotRead(tx);
     if (rankingId !== null && !(await isRankingLive(tx, rankingId))) return null;
-    const totals = await selectTrafficTotals(tx, projectId, hourDaySpanParams(splitRange(range, false)));
+    const totals = await selectTrafficTotals(tx, projectId, hourDaySpanParams(splitRange(range, null)));
     const rows =
       rankingId !== null
         ? await selectRankingPage(tx, rankingId, page)
-        : await selectPathViewsPageFromLevels(tx, projectId, pathSpanParams(splitRange(range, true)), page);
+        : await selectPathViewsPageFromLevels(tx, projectId, pathSpanParams(splitRange(range, null)), page);
     return { totals, rows };
   });
 }

@@ -1,0 +1,319 @@
+// Export latency at scale, and the write cost of the rollup levels that make it fast.
+//
+// For each backend: loads synthetic traffic (bench/lib/traffic.ts: 10 million events over 30 days
+// and 50,000 paths at SCALE=1) through recordPageViews, the module's own write function, one
+// transaction per hour of traffic; copies the same views into a raw events table (one row per
+// event); then measures GET /v1/analytics/{id}/views through the real HTTP app (app.inject: routing,
+// auth, validation, serialisation; no socket) for page 1 and page 100 over several ranges, against
+// the plain GROUP BY over the raw events measured in the same run. The first request of a range
+// builds its ranking (reported as export_cold_*); the following ones read it (p50/p99). Also:
+// the agents export and an hourly time series against their GROUP BYs, and the write rate with the
+// levels (and with live rankings) against hourly rows alone, on the same traffic.
+//
+// Run: node bench/analytics-export.ts
+//   SCALE=1            events on PostgreSQL, in units of 10 million (default 1)
+//   PGLITE_SCALE=0.1   events on PGlite, same unit (default 0.1: 10 million in-process is impractical)
+//   PATHS=50000        distinct paths
+//   BACKENDS=postgres,pglite
+//   SAMPLES=200        timed export requests per (range, page); BASELINE_SAMPLES=3 per baseline figure
+// PostgreSQL: a fresh database on TEST_DATABASE_URL's server (default postgres@127.0.0.1:5432),
+// dropped afterwards.
+
+import assert from 'node:assert/strict';
+import type { Database } from '../src/db/database.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { openPglite } from '../src/db/pglite.ts';
+import { openPostgres } from '../src/db/postgres.ts';
+import type { App } from '../src/http/context.ts';
+import { writeHourlyOnly } from '../src/modules/analytics/level-writes.ts';
+import { aggregate, recordPageViews } from '../src/modules/analytics/rollups.ts';
+import { bearer, createTestApp, seedProject } from '../test/helpers/app.ts';
+import { createPostgresDatabase } from '../test/helpers/databases.ts';
+import {
+  type Bounds,
+  baselineAgentsPage,
+  baselineHourlySeries,
+  baselinePathsPage,
+  createRawEvents,
+} from './lib/raw-events.ts';
+import { figureLine, percentile, timed } from './lib/stats.ts';
+import { hourlyTraffic, type TrafficHour, type TrafficShape } from './lib/traffic.ts';
+
+const UNIT_EVENTS = 10_000_000;
+const DAYS = 30;
+const LIMIT = 50;
+// 30 days across a month boundary, as a live site's "last 30 days" usually is.
+const START = Date.UTC(2026, 1, 15) / 1000; // 2026-02-15T00:00Z
+const END = START + DAYS * 86_400; // 2026-03-17T00:00Z
+
+const env = (name: string, fallback: number) => {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0)
+    throw new Error(`${name} must be a positive number, got ${value}`);
+  return parsed;
+};
+const SCALE = env('SCALE', 1);
+const PGLITE_SCALE = env('PGLITE_SCALE', 0.1);
+const PATHS = Math.round(env('PATHS', 50_000));
+const SAMPLES = Math.round(env('SAMPLES', 200));
+const BASELINE_SAMPLES = Math.round(env('BASELINE_SAMPLES', 3));
+const BACKENDS = (process.env.BACKENDS ?? 'postgres,pglite').split(',').map((b) => b.trim());
+
+const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
+const DAY = 86_400;
+const RANGES: { name: string; bounds: Bounds }[] = [
+  { name: 'last_day', bounds: { from: iso(END - DAY), to: iso(END) } },
+  { name: 'last_7d', bounds: { from: iso(END - 7 * DAY), to: iso(END) } },
+  // Not on midnight: 11 edge hours + 6 days + 13 edge hours.
+  {
+    name: 'last_7d_at_13h',
+    bounds: { from: iso(END - 8 * DAY + 13 * 3600), to: iso(END - DAY + 13 * 3600) },
+  },
+  { name: 'all_30d', bounds: { from: iso(START), to: iso(END) } },
+  { name: 'unbounded', bounds: { from: null, to: null } },
+];
+
+const figures: string[] = [];
+const log = (line: string) => console.log(line);
+
+async function openBackend(backend: string): Promise<{ db: Database; close: () => Promise<void> }> {
+  if (backend === 'pglite') {
+    const db = await openPglite(null);
+    await migrate(db);
+    return { db, close: () => db.close() };
+  }
+  const created = await createPostgresDatabase();
+  const db = await openPostgres(created.url, { max: 5 });
+  await migrate(db);
+  return {
+    db,
+    close: async () => {
+      await db.close();
+      await created.drop();
+    },
+  };
+}
+
+function query(bounds: Bounds, offset: number): string {
+  const params = new URLSearchParams();
+  if (bounds.from !== null) params.set('dateFrom', bounds.from);
+  if (bounds.to !== null) params.set('dateTo', bounds.to);
+  params.set('limit', String(LIMIT));
+  params.set('offset', String(offset));
+  return params.toString();
+}
+
+async function get(app: App, key: string, url: string): Promise<{ ms: number; body: unknown }> {
+  let body: unknown;
+  const ms = await timed(async () => {
+    const res = await app.inject({ method: 'GET', url, headers: bearer(key) });
+    if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+    body = res.json();
+  });
+  return { ms, body };
+}
+
+async function samples(count: number, fn: () => Promise<unknown>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < count; i++) out.push(await timed(fn));
+  return out;
+}
+
+/** Loads the traffic through recordPageViews, one transaction per hour; returns events/s. */
+async function load(db: Database, shape: TrafficShape): Promise<{ rate: number; keys: number }> {
+  let keys = 0;
+  let events = 0;
+  const start = process.hrtime.bigint();
+  let lastReport = Date.now();
+  for (const hour of hourlyTraffic(shape)) {
+    const result = await recordPageViews(db, hour.rows);
+    keys += result.keys;
+    events += hour.events;
+    if (Date.now() - lastReport > 15_000) {
+      lastReport = Date.now();
+      log(`  loading: ${events.toLocaleString('en')} of ${shape.events.toLocaleString('en')} events`);
+    }
+  }
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  return { rate: events / seconds, keys };
+}
+
+/** events/s of writing the same two days of traffic three ways, each into its own new project. */
+async function measureWrites(db: Database, app: App, prefix: string, eventsPerDay: number): Promise<void> {
+  const shape = (projectId: string): TrafficShape => ({
+    projectId,
+    events: Math.round(eventsPerDay * 2),
+    paths: PATHS,
+    start: END,
+    hours: 48,
+    seed: 7,
+  });
+  const hourlyOnly = (await seedProject(db)).project.id;
+  const withLevels = (await seedProject(db)).project.id;
+  const withRankings = await seedProject(db);
+  // Four live rankings that cover the hours written, as four dashboards open on the project would.
+  for (const bounds of [
+    { from: null, to: null },
+    { from: iso(END - 7 * DAY), to: null },
+    { from: iso(START), to: iso(END + 3 * DAY) },
+    { from: iso(END), to: iso(END + DAY) },
+  ]) {
+    await get(
+      app,
+      withRankings.readKey,
+      `/v1/analytics/${withRankings.project.id}/views?${query(bounds, 0)}`,
+    );
+  }
+  const rate = async (write: (hour: TrafficHour) => Promise<unknown>, projectId: string) => {
+    let events = 0;
+    const start = process.hrtime.bigint();
+    for (const hour of hourlyTraffic(shape(projectId))) {
+      await write(hour);
+      events += hour.events;
+    }
+    return events / (Number(process.hrtime.bigint() - start) / 1e9);
+  };
+  const base = await rate(
+    (hour) => db.transaction((tx) => writeHourlyOnly(tx, aggregate(hour.rows))),
+    hourlyOnly,
+  );
+  const levels = await rate((hour) => recordPageViews(db, hour.rows), withLevels);
+  const ranked = await rate((hour) => recordPageViews(db, hour.rows), withRankings.project.id);
+  figures.push(figureLine(`${prefix}_write_with_levels`, levels, 'events/s', base));
+  figures.push(figureLine(`${prefix}_write_with_levels_4_rankings`, ranked, 'events/s', base));
+}
+
+async function run(backend: string, scale: number): Promise<void> {
+  const prefix = backend === 'postgres' ? 'pg' : 'pglite';
+  const events = Math.round(UNIT_EVENTS * scale);
+  log(
+    `\n== ${backend}: ${events.toLocaleString('en')} events, ${PATHS.toLocaleString('en')} paths, ${DAYS} days from ${iso(START)}`,
+  );
+  if (backend === 'pglite' && scale < 1) {
+    log(
+      `   (PGlite at ${scale} of the 10-million-event scale: in-process, in memory, 10 million is impractical here)`,
+    );
+  }
+  const { db, close } = await openBackend(backend);
+  try {
+    const seeded = await seedProject(db);
+    const projectId = seeded.project.id;
+    const shape: TrafficShape = { projectId, events, paths: PATHS, start: START, hours: DAYS * 24, seed: 42 };
+    const loaded = await load(db, shape);
+    const counts = await db.query<Record<string, number>>(
+      `SELECT (SELECT count(*) FROM page_views_hourly)::bigint AS hourly,
+              (SELECT count(*) FROM page_views_daily)::bigint AS daily,
+              (SELECT count(*) FROM page_views_monthly)::bigint AS monthly,
+              (SELECT count(*) FROM traffic_hourly)::bigint AS traffic,
+              (SELECT count(*) FROM agent_views_hourly)::bigint AS agents,
+              (SELECT count(DISTINCT path) FROM page_views_daily)::bigint AS paths`,
+    );
+    const c = counts[0]!;
+    log(
+      `   loaded at ${Math.round(loaded.rate).toLocaleString('en')} events/s: ${c.hourly!.toLocaleString('en')} hourly rows, ${c.daily!.toLocaleString('en')} daily path rows, ${c.monthly!.toLocaleString('en')} monthly, ${c.traffic!.toLocaleString('en')} traffic hours, ${c.agents!.toLocaleString('en')} agent-hour rows; ${c.paths!.toLocaleString('en')} paths seen`,
+    );
+    figures.push(figureLine(`${prefix}_load_rate`, loaded.rate, 'events/s', null));
+
+    const raw = await createRawEvents(db, projectId);
+    assert.equal(raw, events, 'the raw events table holds every event');
+    log(`   raw events table: ${raw.toLocaleString('en')} rows, indexed on (project_id, ts)`);
+    for (const table of [
+      'page_views_hourly',
+      'page_views_daily',
+      'page_views_monthly',
+      'traffic_hourly',
+      'agent_views_hourly',
+    ]) {
+      await db.exec(`ANALYZE ${table}`);
+    }
+
+    const app = await createTestApp(db);
+    try {
+      const views = `/v1/analytics/${projectId}/views`;
+      for (const range of RANGES) {
+        const cold = await get(app, seeded.readKey, `${views}?${query(range.bounds, 0)}`);
+        const page100Offset = 99 * LIMIT;
+        // Exactness at scale: the export's pages equal the plain GROUP BY's.
+        const baselinePage1 = await baselinePathsPage(db, projectId, range.bounds, LIMIT, 0);
+        assert.deepEqual((cold.body as { views: unknown[] }).views, baselinePage1, `${range.name} page 1`);
+        const page100 = await get(app, seeded.readKey, `${views}?${query(range.bounds, page100Offset)}`);
+        const baselinePage100 = await baselinePathsPage(db, projectId, range.bounds, LIMIT, page100Offset);
+        assert.deepEqual(
+          (page100.body as { views: unknown[] }).views,
+          baselinePage100,
+          `${range.name} page 100`,
+        );
+
+        const warm1 = await samples(SAMPLES, () =>
+          get(app, seeded.readKey, `${views}?${query(range.bounds, 0)}`),
+        );
+        const warm100 = await samples(SAMPLES, () =>
+          get(app, seeded.readKey, `${views}?${query(range.bounds, page100Offset)}`),
+        );
+        const base1 = await samples(BASELINE_SAMPLES, () =>
+          baselinePathsPage(db, projectId, range.bounds, LIMIT, 0),
+        );
+        const base100 = await samples(BASELINE_SAMPLES, () =>
+          baselinePathsPage(db, projectId, range.bounds, LIMIT, page100Offset),
+        );
+        const n = `${prefix}_views_${range.name}`;
+        figures.push(figureLine(`${n}_cold_page1`, cold.ms, 'ms', percentile(base1, 50)));
+        figures.push(figureLine(`${n}_page1_p50`, percentile(warm1, 50), 'ms', percentile(base1, 50)));
+        figures.push(figureLine(`${n}_page1_p99`, percentile(warm1, 99), 'ms', percentile(base1, 99)));
+        figures.push(figureLine(`${n}_page100_p50`, percentile(warm100, 50), 'ms', percentile(base100, 50)));
+        figures.push(figureLine(`${n}_page100_p99`, percentile(warm100, 99), 'ms', percentile(base100, 99)));
+        log(
+          `   ${range.name}: cold ${cold.ms.toFixed(1)} ms, page 1 p99 ${percentile(warm1, 99).toFixed(2)} ms, baseline p50 ${percentile(base1, 50).toFixed(0)} ms`,
+        );
+      }
+
+      const all = RANGES.find((r) => r.name === 'all_30d')!.bounds;
+      const agentsUrl = `/v1/analytics/${projectId}/agents?${query(all, 0)}`;
+      const agents = await samples(SAMPLES, () => get(app, seeded.readKey, agentsUrl));
+      const agentsBase = await samples(BASELINE_SAMPLES, () => baselineAgentsPage(db, projectId, all, LIMIT));
+      figures.push(
+        figureLine(`${prefix}_agents_all_30d_p50`, percentile(agents, 50), 'ms', percentile(agentsBase, 50)),
+      );
+      figures.push(
+        figureLine(`${prefix}_agents_all_30d_p99`, percentile(agents, 99), 'ms', percentile(agentsBase, 99)),
+      );
+      const seriesUrl = `/v1/analytics/${projectId}/timeseries?interval=hour&dateFrom=${all.from}&dateTo=${all.to}`;
+      const series = await samples(SAMPLES, () => get(app, seeded.readKey, seriesUrl));
+      const seriesBase = await samples(BASELINE_SAMPLES, () => baselineHourlySeries(db, projectId, all));
+      figures.push(
+        figureLine(
+          `${prefix}_timeseries_hour_all_30d_p50`,
+          percentile(series, 50),
+          'ms',
+          percentile(seriesBase, 50),
+        ),
+      );
+      figures.push(
+        figureLine(
+          `${prefix}_timeseries_hour_all_30d_p99`,
+          percentile(series, 99),
+          'ms',
+          percentile(seriesBase, 99),
+        ),
+      );
+
+      await measureWrites(db, app, prefix, events / DAYS);
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await close();
+  }
+}
+
+log(
+  `analytics export benchmark: ${SAMPLES} timed requests per figure, ${BASELINE_SAMPLES} per baseline figure (its p99 is the worst of those); page 100 = offset ${99 * LIMIT}, limit ${LIMIT}`,
+);
+for (const backend of BACKENDS) {
+  if (backend !== 'postgres' && backend !== 'pglite') throw new Error(`unknown backend ${backend}`);
+  await run(backend, backend === 'postgres' ? SCALE : Math.min(SCALE, PGLITE_SCALE));
+}
+console.log('');
+for (const line of figures) console.log(line);

@@ -190,7 +190,9 @@ describe('a job from clone to pushed branch', () => {
 
     await workspace.remove();
     await assert.rejects(lstat(workspace.path), { code: 'ENOENT' });
-    assert.doesNotMatch(await bareGit(mirror, 'worktree', 'list'), new RegExp(jobId));
+    assert.ok(
+      !(await bareGit(mirror, 'worktree', 'list', '--porcelain')).includes(`worktree ${workspace.path}\n`),
+    );
     assert.equal(await bareGit(mirror, 'branch', '--list', branch), '');
   });
 
@@ -237,6 +239,76 @@ describe('a job from clone to pushed branch', () => {
     } finally {
       await workspace.remove();
     }
+  });
+
+  test('a kept worktree is reused exactly as a fresh one would be; the pool keeps at most two', async () => {
+    await server.createRepo('reuse');
+    const spacesNow = workspaces('reuse');
+    const idleDir = join(base, 'reuse', 'worktrees', '.idle');
+    const first = await spacesNow.open({
+      repository: access('reuse'),
+      ...newJob('First'),
+      start: { kind: 'new', ref: null },
+    });
+    // The first job leaves everything a job can leave: a commit, an uncommitted edit, an
+    // untracked file, an ignored one, a deletion.
+    await writeFile(join(first.path, 'committed.md'), 'committed\n');
+    await first.commit(BOT, 'committed');
+    await writeFile(join(first.path, 'README.md'), 'edited, never committed\n');
+    await writeFile(join(first.path, 'untracked.md'), 'untracked\n');
+    await writeFile(join(first.path, '.gitignore'), '*.tmp\n');
+    await writeFile(join(first.path, 'scratch.tmp'), 'ignored\n');
+    await rm(join(first.path, 'docs/index.md'));
+    await first.remove();
+    assert.equal((await readdir(idleDir)).length, 1);
+
+    const seen = invocations.length;
+    const job = newJob('Second');
+    const second = await spacesNow.open({
+      repository: access('reuse'),
+      ...job,
+      start: { kind: 'new', ref: null },
+    });
+    try {
+      const mine = invocations.slice(seen).map((i) => i.args.slice(0, 2).join(' '));
+      assert.ok(mine.includes('worktree move') && !mine.includes('worktree add'), mine.join('\n'));
+      assert.deepEqual(await readdir(idleDir), []);
+      assert.equal(await bareGit(second.path, 'symbolic-ref', 'HEAD'), `refs/heads/${job.branch}`);
+      assert.equal(await bareGit(second.path, 'rev-parse', 'HEAD'), second.baseCommit);
+      assert.equal(await bareGit(second.path, 'status', '--porcelain', '--ignored'), '');
+      const onDisk = (await allFiles(second.path)).size - (await allFiles(join(second.path, '.git'))).size;
+      assert.equal(onDisk, Object.keys(SAMPLE_DOCS).length, 'files beyond the commit are left');
+      assert.equal(await readFile(join(second.path, 'README.md'), 'utf8'), SAMPLE_DOCS['README.md']);
+      assert.equal(await readFile(join(second.path, 'docs/index.md'), 'utf8'), SAMPLE_DOCS['docs/index.md']);
+      await writeFile(join(second.path, 'second.md'), 'second\n');
+      const committed = await second.commit(BOT, 'second');
+      await second.push();
+      const files = await bareGit(server.repoPath('reuse'), 'ls-tree', '-r', '--name-only', job.branch);
+      assert.deepEqual(files.split('\n').sort(), [...Object.keys(SAMPLE_DOCS), 'second.md'].sort());
+      assert.equal(committed.committed, true);
+    } finally {
+      await second.remove();
+    }
+
+    const three = await Promise.all(
+      ['a', 'b', 'c'].map((name) =>
+        spacesNow.open({ repository: access('reuse'), ...newJob(name), start: { kind: 'new', ref: null } }),
+      ),
+    );
+    for (const workspace of three) await workspace.remove();
+    assert.equal((await readdir(idleDir)).length, 2);
+    const off = new Workspaces({
+      cacheDir: join(base, 'reuse-off', 'repos'),
+      worktreesDir: join(base, 'reuse-off', 'worktrees'),
+      idleWorktrees: 0,
+    });
+    const once = await off.open({
+      repository: access('reuse'),
+      ...newJob('Off'),
+      start: { kind: 'new', ref: null },
+    });
+    await once.remove();
+    await assert.rejects(readdir(join(base, 'reuse-off', 'worktrees', '.idle')), { code: 'ENOENT' });
   });
 
   test('nothing changed: no commit, and the result says so', async () => {

@@ -4,6 +4,7 @@
 
 import { WorkspaceFailure } from './failures.ts';
 import { type GitContext, runGit } from './git-command.ts';
+import { type IdlePool, parkWorktree } from './idle-worktrees.ts';
 import { withMirrorLock } from './mirror-lock.ts';
 import { deleteInBackground, moveToTrash } from './trash.ts';
 
@@ -24,6 +25,7 @@ export interface JobWorkspaceInit {
   baseCommit: string;
   mirrorCloned: boolean;
   lockTimeoutMs: number;
+  pool: IdlePool;
 }
 
 /** Above this many changed files, staging scans the tree instead (argv has a size limit). */
@@ -134,16 +136,24 @@ export class JobWorkspace {
 
   /**
    * Removes the worktree and its local branch (the pushed branch stays on the code host). The
-   * directory is renamed away and git's record of it pruned under the mirror lock; deleting its
-   * files happens in the background (trash.ts), so a large repository does not hold up the job.
+   * worktree is kept for the next job on the repository when the pool has room
+   * (idle-worktrees.ts); otherwise it is renamed away and git's record of it pruned under the
+   * mirror lock, and its files are deleted in the background (trash.ts).
    */
   async remove(): Promise<void> {
-    const { context, mirrorPath, lockPath, lockTimeoutMs } = this.init;
+    const { context, mirrorPath, lockPath, lockTimeoutMs, pool } = this.init;
     // Removal must happen even when the job was cancelled: run without the job's abort signal.
     const quiet = { ...context, signal: undefined };
     const trash = await withMirrorLock(
       lockPath,
       async () => {
+        if (await parkWorktree(quiet, mirrorPath, pool, this.path)) {
+          await runGit(quiet, ['branch', '--quiet', '-D', this.branch], {
+            cwd: mirrorPath,
+            action: 'deleting the local branch',
+          }).catch(() => undefined);
+          return null;
+        }
         const moved = await moveToTrash(this.path);
         await runGit(quiet, ['worktree', 'prune'], { cwd: mirrorPath, action: 'pruning worktrees' });
         await runGit(quiet, ['branch', '--quiet', '-D', this.branch], {

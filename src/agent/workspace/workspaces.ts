@@ -1,10 +1,12 @@
 // Opens a job's workspace: refresh the repository's cached mirror (clone the first time, fetch
-// afterwards), then add a worktree on the job's branch. The entry point of src/agent/workspace.
+// afterwards), then put a worktree on the job's branch (a kept one when there is one, else a new
+// one). The entry point of src/agent/workspace.
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { WorkspaceFailure } from './failures.ts';
 import { type GitContext, runGit } from './git-command.ts';
 import { GitRunner } from './git-runner.ts';
+import { type IdlePool, idlePoolFor, takeIdleWorktree } from './idle-worktrees.ts';
 import { JobWorkspace } from './job-workspace.ts';
 import {
   lockPathFor,
@@ -59,6 +61,12 @@ export interface WorkspacesOptions {
   runner?: GitRunner;
   /** How long a job waits for another job's fetch of the same repository. */
   lockTimeoutMs?: number;
+  /**
+   * Finished worktrees kept per repository for the next job to reuse (idle-worktrees.ts): a job
+   * on a large repository then rewrites only the files that differ instead of all of them.
+   * Default 2; 0 deletes every worktree when its job ends.
+   */
+  idleWorktrees?: number;
 }
 
 export class Workspaces {
@@ -66,12 +74,14 @@ export class Workspaces {
   private readonly worktreesDir: string;
   private readonly runner: GitRunner;
   private readonly lockTimeoutMs: number;
+  private readonly idleWorktrees: number;
 
   constructor(options: WorkspacesOptions) {
     this.cacheDir = resolve(options.cacheDir);
     this.worktreesDir = resolve(options.worktreesDir);
     this.runner = options.runner ?? new GitRunner();
     this.lockTimeoutMs = options.lockTimeoutMs ?? 10 * 60_000;
+    this.idleWorktrees = options.idleWorktrees ?? 2;
   }
 
   /** The scrubber for one repository's credential: apply it to anything derived from git output. */
@@ -102,6 +112,7 @@ export class Workspaces {
     const mirrorPath = mirrorPathFor(this.cacheDir, url);
     const lockPath = lockPathFor(mirrorPath);
     const path = join(this.worktreesDir, input.jobId);
+    const pool = idlePoolFor(this.worktreesDir, mirrorPath, this.idleWorktrees);
     await mkdir(this.cacheDir, { recursive: true });
     await mkdir(this.worktreesDir, { recursive: true });
     void sweepTrash(this.worktreesDir);
@@ -123,7 +134,7 @@ export class Workspaces {
           base,
           input.start,
         );
-        await this.addWorktree(context, mirrorPath, path, branch, startCommit);
+        await this.addWorktree(context, mirrorPath, pool, path, branch, startCommit);
         return { cloned, baseCommit };
       },
       { timeoutMs: this.lockTimeoutMs, signal: input.signal },
@@ -138,6 +149,7 @@ export class Workspaces {
       baseCommit,
       mirrorCloned: cloned,
       lockTimeoutMs: this.lockTimeoutMs,
+      pool,
     });
   }
 
@@ -171,6 +183,7 @@ export class Workspaces {
   private async addWorktree(
     context: GitContext,
     mirrorPath: string,
+    pool: IdlePool,
     path: string,
     branch: string,
     startCommit: string,
@@ -179,6 +192,7 @@ export class Workspaces {
     const stale = await moveToTrash(path);
     if (stale) deleteInBackground(stale);
     await runGit(context, ['worktree', 'prune'], { cwd: mirrorPath, action: 'pruning worktrees' });
+    if (await takeIdleWorktree(context, mirrorPath, pool, path, branch, startCommit)) return;
     // -B: the local branch may survive from that earlier attempt; it is reset to the start.
     await runGit(context, ['worktree', 'add', '--quiet', '--no-track', '-B', branch, path, startCommit], {
       cwd: mirrorPath,

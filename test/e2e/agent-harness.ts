@@ -88,7 +88,10 @@ export interface AgentHarness {
   /** The job's stored row (attempts, stop_reason, lease...). */
   jobRow(id: string): Promise<StoredJob>;
   events(id: string): Promise<{ type: string; data: Record<string, unknown> }[]>;
-  /** Names of the worktrees left in the data directory. */
+  /**
+   * Job worktrees in the data directory (named by job id); the workspace's own entries (a pool of
+   * kept worktrees, trash being deleted) start with a dot and are not listed.
+   */
   worktrees(): Promise<string[]>;
   setSettings(settings: Record<string, unknown>): Promise<void>;
   /** Replaces the project's stored code-host token. */
@@ -252,7 +255,7 @@ export async function startAgentHarness(db: Database, options: HarnessOptions = 
     },
     async worktrees() {
       try {
-        return await readdir(join(dataDir, 'worktrees'));
+        return (await readdir(join(dataDir, 'worktrees'))).filter((name) => !name.startsWith('.'));
       } catch {
         return [];
       }

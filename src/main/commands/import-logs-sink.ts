@@ -61,8 +61,8 @@ function describe(where: Where, config: Pick<Config, 'databaseUrl' | 'dataDir'>)
     return `through the running server (pid ${where.holder.pid}${where.holder.url ? ` at ${where.holder.url}` : ''})`;
   }
   return config.databaseUrl !== null
-    ? 'PostgreSQL (DATABASE_URL)'
-    : `the embedded database in ${config.dataDir}`;
+    ? 'directly in PostgreSQL (DATABASE_URL)'
+    : `directly in the embedded database in ${config.dataDir}`;
 }
 
 export async function openImportSink(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<ImportSink> {

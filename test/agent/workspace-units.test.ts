@@ -148,6 +148,7 @@ describe('failures', () => {
       ],
       ["fatal: unable to access 'https://h/': The requested URL returned error: 502", 'network'],
       ['error: RPC failed; curl 92 HTTP/2 stream 0 was not closed cleanly\nfatal: early EOF', 'network'],
+      ["fatal: couldn't find remote ref release-9", 'ref_not_found'],
       ['fatal: invalid reference: main', 'git_failed'],
     ];
     for (const [stderr, kind] of cases) assert.equal(classifyGitError(stderr), kind, stderr);

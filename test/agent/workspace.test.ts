@@ -208,7 +208,17 @@ describe('a job from clone to pushed branch', () => {
     try {
       assert.equal(workspace.mirrorCloned, false);
       const mine = invocations.slice(seen).map((i) => i.args.join(' '));
-      assert.ok(mine.includes('fetch --quiet --prune --no-tags origin'), mine.join('\n'));
+      assert.ok(
+        mine.includes(
+          'fetch --quiet --prune --no-tags origin +refs/heads/*:refs/remotes/origin/* +HEAD:refs/docwright/remote-head',
+        ),
+        mine.join('\n'),
+      );
+      assert.equal(
+        mine.filter((args) => /^(fetch|ls-remote|clone) /.test(args)).length,
+        1,
+        'one round trip to the remote',
+      );
       assert.ok(!mine.some((args) => args.startsWith('init') || args.includes('--filter')), mine.join('\n'));
       const mirror = mirrorPathFor(join(base, 'main', 'repos'), server.repoUrl('docs'));
       assert.match(await bareGit(mirror, 'branch', '-r'), /origin\/docwright\/fix-the-install-guide-/);
@@ -309,6 +319,35 @@ describe('a job from clone to pushed branch', () => {
     });
     await once.remove();
     await assert.rejects(readdir(join(base, 'reuse-off', 'worktrees', '.idle')), { code: 'ENOENT' });
+  });
+
+  test("the default branch is the remote's HEAD, whatever its name, and follows a rename", async () => {
+    await server.createRepo('trunk', SAMPLE_DOCS, {
+      defaultBranch: 'trunk',
+      branches: { main: { 'docs/not-default.md': 'on main\n' } },
+    });
+    const spacesNow = workspaces('trunk');
+    const trunk = await bareGit(server.repoPath('trunk'), 'rev-parse', 'refs/heads/trunk');
+    const main = await bareGit(server.repoPath('trunk'), 'rev-parse', 'refs/heads/main');
+    const first = await spacesNow.open({
+      repository: access('trunk'),
+      ...newJob('T1'),
+      start: { kind: 'new', ref: null },
+    });
+    assert.equal(first.baseCommit, trunk);
+    await first.remove();
+    await bareGit(server.repoPath('trunk'), 'symbolic-ref', 'HEAD', 'refs/heads/main');
+    const second = await spacesNow.open({
+      repository: access('trunk'),
+      ...newJob('T2'),
+      start: { kind: 'new', ref: null },
+    });
+    try {
+      assert.equal(second.baseCommit, main);
+      assert.equal(await readFile(join(second.path, 'docs/not-default.md'), 'utf8'), 'on main\n');
+    } finally {
+      await second.remove();
+    }
   });
 
   test('nothing changed: no commit, and the result says so', async () => {

@@ -54,6 +54,7 @@ const PATTERNS: ReadonlyArray<readonly [WorkspaceFailureKind, RegExp]> = [
     /could not read (?:Username|Password)|Authentication failed|returned error: 40[13]\b|HTTP Basic: Access denied|Permission to .* denied/i,
   ],
   ['push_rejected', /!\s*\[(?:remote )?rejected\]|\(non-fast-forward\)|\(fetch first\)/i],
+  ['ref_not_found', /couldn't find remote ref/i],
   ['not_found', /repository '.*' not found|returned error: 404\b|does not appear to be a git repository/i],
   [
     'network',

@@ -84,7 +84,8 @@ export async function parkWorktree(
   const idle = join(pool.dir, `${pool.key}-${Date.now().toString(36)}-${basename(path)}`);
   try {
     await mkdir(pool.dir, { recursive: true });
-    await runGit(context, ['checkout', '--quiet', '--detach'], {
+    // Detached by rewriting HEAD only: a checkout would stat every file for nothing.
+    await runGit(context, ['update-ref', '--no-deref', 'HEAD', 'HEAD'], {
       cwd: path,
       action: 'detaching the worktree',
     });

@@ -33,19 +33,53 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** Clones the mirror when there is none, fetches it otherwise. Call under the mirror lock. */
+const BRANCHES_REFSPEC = '+refs/heads/*:refs/remotes/origin/*';
+/**
+ * Where a fetch puts the commit the remote's HEAD (its default branch) points to. Fetched along
+ * with the branches, in the same request, rather than asked with a separate ls-remote; written
+ * and read under the mirror lock, so concurrent jobs do not see each other's.
+ */
+const REMOTE_HEAD_REF = 'refs/docwright/remote-head';
+
+export interface RefreshResult {
+  cloned: boolean;
+  /** The commit of the remote's default branch, when it was asked for. */
+  remoteHead: string | null;
+}
+
+/**
+ * Clones the mirror when there is none, fetches it otherwise; with `wantRemoteHead`, also learns
+ * the default branch's commit. Call under the mirror lock.
+ */
 export async function refreshMirror(
   context: GitContext,
   mirrorPath: string,
   repositoryUrl: string,
-): Promise<{ cloned: boolean }> {
-  if (await exists(mirrorPath)) {
-    await runGit(context, ['fetch', '--quiet', '--prune', '--no-tags', 'origin'], {
+  wantRemoteHead: boolean,
+): Promise<RefreshResult> {
+  // Refspecs on the command line replace the configured one, so the branches are named too.
+  const refspecs = wantRemoteHead ? [BRANCHES_REFSPEC, `+HEAD:${REMOTE_HEAD_REF}`] : [];
+  const cloned = !(await exists(mirrorPath));
+  if (cloned) await cloneMirror(context, mirrorPath, repositoryUrl, refspecs);
+  else
+    await runGit(context, ['fetch', '--quiet', '--prune', '--no-tags', 'origin', ...refspecs], {
       cwd: mirrorPath,
       action: 'fetching the repository',
     });
-    return { cloned: false };
-  }
+  if (!wantRemoteHead) return { cloned, remoteHead: null };
+  const head = await runGit(context, ['rev-parse', '--verify', `${REMOTE_HEAD_REF}^{commit}`], {
+    cwd: mirrorPath,
+    action: 'reading the default branch',
+  });
+  return { cloned, remoteHead: head.stdout.trim() };
+}
+
+async function cloneMirror(
+  context: GitContext,
+  mirrorPath: string,
+  repositoryUrl: string,
+  refspecs: string[],
+) {
   const cacheDir = join(mirrorPath, '..');
   await mkdir(cacheDir, { recursive: true });
   const building = `${mirrorPath}.new-${process.pid}`;
@@ -58,8 +92,8 @@ export async function refreshMirror(
     const config = (key: string, value: string) =>
       runGit(context, ['config', key, value], { cwd: building, action: 'configuring the cache' });
     await config('remote.origin.url', repositoryUrl);
-    await config('remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*');
-    await runGit(context, ['fetch', '--quiet', '--filter=blob:none', '--no-tags', 'origin'], {
+    await config('remote.origin.fetch', BRANCHES_REFSPEC);
+    await runGit(context, ['fetch', '--quiet', '--filter=blob:none', '--no-tags', 'origin', ...refspecs], {
       cwd: building,
       action: 'cloning the repository',
     });
@@ -68,27 +102,6 @@ export async function refreshMirror(
     await rm(building, { recursive: true, force: true });
     throw error;
   }
-  return { cloned: true };
-}
-
-/**
- * The remote's default branch (what its HEAD points to), asked of the remote itself each time (a
- * project may rename it). By URL, so it needs no mirror and can run while the mirror is cloned.
- */
-export async function remoteDefaultBranch(
-  context: GitContext,
-  cwd: string,
-  repositoryUrl: string,
-): Promise<string> {
-  const { stdout } = await runGit(context, ['ls-remote', '--symref', repositoryUrl, 'HEAD'], {
-    cwd,
-    action: 'finding the default branch',
-    unlocked: true,
-  });
-  const match = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(stdout);
-  if (!match)
-    throw new WorkspaceFailure('ref_not_found', 'The repository has no default branch (is it empty?).');
-  return match[1]!;
 }
 
 /** The commit `ref` names: a branch of the remote, else anything the remote resolves (tag, commit). */
@@ -115,7 +128,7 @@ export async function resolveStartCommit(
       action: `fetching ${ref}`,
     });
   } catch (error) {
-    if (error instanceof WorkspaceFailure && error.kind === 'git_failed')
+    if (error instanceof WorkspaceFailure && (error.kind === 'git_failed' || error.kind === 'ref_not_found'))
       throw new WorkspaceFailure('ref_not_found', `The ref "${ref}" was not found in the repository.`);
     throw error;
   }

@@ -8,13 +8,7 @@ import { type GitContext, runGit } from './git-command.ts';
 import { GitRunner } from './git-runner.ts';
 import { type IdlePool, idlePoolFor, takeIdleWorktree } from './idle-worktrees.ts';
 import { JobWorkspace } from './job-workspace.ts';
-import {
-  lockPathFor,
-  mirrorPathFor,
-  refreshMirror,
-  remoteDefaultBranch,
-  resolveStartCommit,
-} from './mirror.ts';
+import { lockPathFor, mirrorPathFor, refreshMirror, resolveStartCommit } from './mirror.ts';
 import { withMirrorLock } from './mirror-lock.ts';
 import { checkRefName, checkRepositoryUrl } from './repository-url.ts';
 import { createScrubber, secretsOfAuthorization } from './scrub.ts';
@@ -117,16 +111,11 @@ export class Workspaces {
     await mkdir(this.worktreesDir, { recursive: true });
     void sweepTrash(this.worktreesDir);
 
-    // The default branch is asked of the remote while the mirror is fetched (or the lock waited
-    // for): two round trips at once rather than one after the other.
-    const defaultBranch = baseRef === null ? remoteDefaultBranch(context, this.cacheDir, url) : null;
-    defaultBranch?.catch(() => undefined); // awaited below; this keeps an early failure from going unhandled
-
     const { cloned, baseCommit } = await withMirrorLock(
       lockPath,
       async () => {
-        const { cloned } = await refreshMirror(context, mirrorPath, url);
-        const base = baseRef ?? (await defaultBranch!);
+        const { cloned, remoteHead } = await refreshMirror(context, mirrorPath, url, baseRef === null);
+        const base = remoteHead ?? (await resolveStartCommit(context, mirrorPath, baseRef!));
         const { startCommit, baseCommit } = await this.startingPoint(
           context,
           mirrorPath,
@@ -157,10 +146,9 @@ export class Workspaces {
     context: GitContext,
     mirrorPath: string,
     branch: string,
-    base: string,
+    baseTip: string,
     start: WorkspaceStart,
   ) {
-    const baseTip = await resolveStartCommit(context, mirrorPath, base);
     if (start.kind === 'new') return { startCommit: baseTip, baseCommit: baseTip };
     const tip = await runGit(
       context,

@@ -85,8 +85,8 @@ await forEachBackend('agent jobs on GitHub, end to end', ({ db }) => {
       assert.ok(types.includes(t), `${t} in ${types.join(',')}`);
     }
     assert.equal(h.github.fake.secretLeaks.length, 0);
-    // The worktree is gone; the mirror stays for the next job.
-    assert.deepEqual(await readdir(join(h.dataDir, 'worktrees')), []);
+    // The job's worktree is gone (kept for reuse or deleted); the mirror stays for the next job.
+    assert.deepEqual(await h.worktrees(), []);
   });
 
   test('a follow-up continues the same branch and updates the same pull request', async () => {

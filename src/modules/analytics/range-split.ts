@@ -4,7 +4,7 @@
 // sums are the same, because every level holds exactly the sums of its hours. Pure logic, no I/O.
 
 import type { HourRange } from './queries.ts';
-import { ceilToDay, ceilToMonth, floorToDay, floorToMonth } from './time-buckets.ts';
+import { addMonths, ceilToDay, ceilToMonth, floorToDay, floorToMonth } from './time-buckets.ts';
 
 /** [from, to) in epoch seconds; null = unbounded on that side. Never empty. */
 export interface Span {
@@ -60,13 +60,21 @@ export function splitRange(range: HourRange, sealed: MonthRun | null): RangeSpli
   };
 }
 
+/** The longest run of months sealed for one ranking: a century. */
+export const MAX_SEALED_MONTHS = 1200;
+
 /**
  * The months a ranking over range may read from the monthly level: the whole months inside it,
  * from the first month with views (firstDay, the earliest daily row; null when none), up to the
  * month containing now. Those are sealed first: a month still receiving views stays daily, so
  * writes into the current month never pay for a monthly row.
  */
-export function monthsToSeal(range: HourRange, firstDay: number | null, now: number): MonthRun | null {
+export function monthsToSeal(
+  range: HourRange,
+  firstDay: number | null,
+  now: number,
+  maxMonths = MAX_SEALED_MONTHS,
+): MonthRun | null {
   if (firstDay === null) return null;
   const dayFrom = range.from === null ? null : ceilToDay(range.from);
   const dayTo = range.to === null ? null : floorToDay(range.to);
@@ -75,5 +83,8 @@ export function monthsToSeal(range: HourRange, firstDay: number | null, now: num
     dayFrom === null ? Number.NEGATIVE_INFINITY : ceilToMonth(dayFrom),
   );
   const to = Math.min(floorToMonth(now), dayTo === null ? Number.POSITIVE_INFINITY : floorToMonth(dayTo));
-  return from < to ? { from, to } : null;
+  if (from >= to) return null;
+  // Views dated centuries back (a stray log line) must not make one build seal thousands of
+  // empty months: older months are read as days instead.
+  return { from: Math.max(from, addMonths(to, -maxMonths)), to };
 }

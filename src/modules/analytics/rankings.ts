@@ -31,13 +31,18 @@ const LOCK_NOT_AVAILABLE = '55P03';
  * The id of a live ranking for the range, built if need be; null when a build could not get the
  * project's lock in time (writers kept it): the caller then reads the levels directly.
  */
-export async function rankingFor(db: Database, projectId: string, range: HourRange): Promise<number | null> {
+export async function rankingFor(
+  db: Database,
+  projectId: string,
+  range: HourRange,
+  buildLockTimeoutMs = BUILD_LOCK_TIMEOUT_MS,
+): Promise<number | null> {
   const existing = await selectRanking(db, projectId, range);
   if (existing !== null && !existing.stale) {
     if (existing.unusedFor < RANKING_TOUCH_AFTER_SECONDS) return existing.id;
     if (await touchRanking(db, existing.id)) return existing.id;
   }
-  return buildRanking(db, projectId, range);
+  return buildRanking(db, projectId, range, buildLockTimeoutMs);
 }
 
 /** Seals every month of the run that is not sealed yet (the statement skips sealed ones). */
@@ -51,10 +56,15 @@ async function sealRun(tx: Queryable, projectId: string, run: MonthRun): Promise
   await sealMonths(tx, projectId, starts, ends);
 }
 
-async function buildRanking(db: Database, projectId: string, range: HourRange): Promise<number | null> {
+async function buildRanking(
+  db: Database,
+  projectId: string,
+  range: HourRange,
+  lockTimeoutMs: number,
+): Promise<number | null> {
   try {
     return await db.transaction(async (tx) => {
-      await lockProjectForBuilding(tx, projectId, BUILD_LOCK_TIMEOUT_MS);
+      await lockProjectForBuilding(tx, projectId, lockTimeoutMs);
       // Another reader may have built it while this one waited for the lock.
       const existing = await selectRanking(tx, projectId, range);
       if (existing !== null && !existing.stale && (await touchRanking(tx, existing.id))) return existing.id;

@@ -46,10 +46,16 @@ async function readPage(
   });
 }
 
+export interface ExportOptions {
+  /** How long building a ranking waits for writers before reading the levels directly. */
+  buildLockTimeoutMs?: number;
+}
+
 export async function exportPageViews(
   db: Database,
   projectId: string,
   request: ViewsRequest,
+  options: ExportOptions = {},
 ): Promise<PageViewReport> {
   const range = resolveHourRange(request.dateFrom, request.dateTo);
   // The route's schema fills in the defaults; these cover callers that bypass it.
@@ -59,7 +65,8 @@ export async function exportPageViews(
   const page = { limit: limit + 1, offset };
   let read: PageRead | null = null;
   for (let attempt = 1; read === null; attempt++) {
-    const rankingId = attempt < RANKING_ATTEMPTS ? await rankingFor(db, projectId, range) : null;
+    const rankingId =
+      attempt < RANKING_ATTEMPTS ? await rankingFor(db, projectId, range, options.buildLockTimeoutMs) : null;
     read = await readPage(db, projectId, range, rankingId, page);
   }
   const { totals, rows } = read;

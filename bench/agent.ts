@@ -1,0 +1,351 @@
+// Agent jobs on a large documentation repository (10,000 Markdown files) with the scripted model
+// answering at once: what docwright itself costs per job, against the same git work done with
+// plain git commands in the same run.
+//
+// - Overhead of a job = time from the create request to the job being recorded `completed`
+//   (PR opened), minus model time (from each model request's arrival at the scripted server to
+//   its answer). It holds everything docwright does: the API, the queue, the worker's pickup,
+//   mirror clone or fetch, worktree, tools, commit, diff, push, pull request, database writes.
+// - Baseline = plain `git clone` + `checkout -b` + edit + `commit` + `push` of the same
+//   repository over the same git server (bench/lib/git-baseline.ts), measured in the same run.
+// - First job on a repository (no mirror yet): median over several fresh repositories.
+//   Later jobs (cached mirror): median over --jobs jobs on one repository.
+// - Pickup = create request sent → first model request received, p50 and p99 over the later jobs.
+// Targets (issue 3): first-job overhead ≤ 1.5× baseline, later-job overhead ≤ 0.3× baseline,
+// pickup p50 < 100 ms.
+//
+// Everything runs in this process except git: API (buildApp, inject), worker and runner, the git
+// smart-HTTP stand-in (git http-backend), the Gitea fake behind the code-host link, the scripted
+// model. Repositories and data live on /dev/shm.
+//
+// Run: node bench/agent.ts [--files 10000] [--jobs 30] [--first 3] [--database pglite|postgres]
+// (about two minutes at the defaults on this machine; prints `profile:` lines, then `figure:` lines)
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { parseArgs, promisify } from 'node:util';
+import { createAgentRunner } from '../src/agent/run-job.ts';
+import { GitRunner, type GitRunOptions } from '../src/agent/workspace/git-runner.ts';
+import { Workspaces } from '../src/agent/workspace/workspaces.ts';
+import { createCodeHost } from '../src/code-hosts/factory.ts';
+import type { Database } from '../src/db/database.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { openPglite } from '../src/db/pglite.ts';
+import { openPostgres } from '../src/db/postgres.ts';
+import { JobWorker } from '../src/modules/jobs/worker.ts';
+import { createKey } from '../src/modules/keys/service.ts';
+import { setProjectSecret } from '../src/modules/projects/secrets.ts';
+import { createProject } from '../src/modules/projects/service.ts';
+import { createLogger } from '../src/util/logger.ts';
+import { type CodeHostLink, startCodeHostLink } from '../test/e2e/code-host-link.ts';
+import { gitAuthorization, newToken } from '../test/e2e/code-host-stands.ts';
+import { createTestApp } from '../test/helpers/app.ts';
+import { createPostgresDatabase } from '../test/helpers/databases.ts';
+import { startGitHttpServer } from '../test/stand-ins/git-http-server.ts';
+import { GiteaFake } from '../test/stand-ins/gitea-fake.ts';
+import { reply, startScriptedLlmServer } from '../test/stand-ins/scripted-llm-server.ts';
+import { type PlainGitTimes, plainGitJob } from './lib/git-baseline.ts';
+import { figureLine, percentile } from './lib/stats.ts';
+
+const run = promisify(execFile);
+const { values: args } = parseArgs({
+  options: {
+    files: { type: 'string', default: '10000' },
+    jobs: { type: 'string', default: '30' },
+    first: { type: 'string', default: '3' },
+    database: { type: 'string', default: 'pglite' },
+  },
+});
+const FILES = Number(args.files);
+const LATER_JOBS = Number(args.jobs);
+const FIRST_JOBS = Number(args.first);
+const WARMUP_FILES = 100;
+const OLD_TEXT = 'Status: draft';
+const NEW_TEXT = 'Status: reviewed';
+
+const median = (xs: readonly number[]) => percentile(xs, 50);
+const log = (line: string) => console.log(line);
+
+/** A documentation site of `count` pages in 100 sections, each page about 1 KB. */
+function generatedDocs(count: number): Record<string, string> {
+  const files: Record<string, string> = {
+    'README.md': '# Generated docs\n\nA large documentation site for the agent benchmark.\n',
+    'AGENTS.md': '# Instructions for agents\n\n- Keep edits small.\n',
+  };
+  for (let i = 0; i < count - 2; i++) {
+    const section = String(i % 100).padStart(2, '0');
+    files[pagePath(i)] =
+      `# Page ${i}\n\n${OLD_TEXT}\n\n## Overview\n\nSection ${section}, page ${i}. ${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(8)}\n\n## Details\n\n${'Sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. '.repeat(6)}\n`;
+  }
+  return files;
+}
+function pagePath(i: number): string {
+  return `docs/section-${String(i % 100).padStart(2, '0')}/page-${String(i).padStart(5, '0')}.md`;
+}
+
+/** git as the workspace runs it, with each command's duration recorded. */
+class TimedGitRunner extends GitRunner {
+  readonly calls: { at: number; command: string; ms: number }[] = [];
+  override async run(args: readonly string[], options: GitRunOptions) {
+    const start = performance.now();
+    try {
+      return await super.run(args, options);
+    } finally {
+      const sub = args.find((a) => !a.startsWith('-')) ?? '?';
+      const command = sub === 'worktree' ? `worktree ${args[args.indexOf('worktree') + 1]}` : sub;
+      this.calls.push({ at: Date.now(), command, ms: performance.now() - start });
+    }
+  }
+}
+
+async function openDatabase(kind: string): Promise<{ db: Database; close: () => Promise<void> }> {
+  if (kind === 'postgres') {
+    const created = await createPostgresDatabase();
+    const db = await openPostgres(created.url, { max: 5 });
+    await migrate(db);
+    return {
+      db,
+      close: async () => {
+        await db.close();
+        await created.drop();
+      },
+    };
+  }
+  const db = await openPglite(null);
+  await migrate(db);
+  return { db, close: () => db.close() };
+}
+
+interface JobSample {
+  total: number;
+  model: number;
+  overhead: number;
+  pickup: number;
+  git: Map<string, number>;
+}
+
+async function main() {
+  const root = await mkdtemp('/dev/shm/docwright-bench-agent-');
+  const scratch = await mkdtemp('/dev/shm/docwright-bench-plain-');
+  const dataDir = join(root, 'data');
+  const token = newToken('gitea');
+  const authorization = gitAuthorization('gitea', token);
+  const modelKey = `sk-bench-${randomBytes(8).toString('hex')}`;
+  const closers: (() => Promise<unknown>)[] = [];
+  try {
+    // Repositories: one generated, copied for each first-job measurement; a small one to warm up.
+    await mkdir(join(root, 'git'));
+    const git = await startGitHttpServer({ authorization, root: join(root, 'git') });
+    closers.push(() => git.close());
+    const started = performance.now();
+    await git.createRepo('acme/docs-1', generatedDocs(FILES));
+    const names = ['acme/docs-1'];
+    for (let i = 2; i <= FIRST_JOBS; i++) {
+      await run('cp', ['-a', git.repoPath('acme/docs-1'), git.repoPath(`acme/docs-${i}`)]);
+      names.push(`acme/docs-${i}`);
+    }
+    await git.createRepo('acme/warmup', generatedDocs(WARMUP_FILES));
+    log(
+      `setup: ${FILES} files in ${FIRST_JOBS} repositories in ${Math.round(performance.now() - started)} ms`,
+    );
+
+    const gitea = new GiteaFake({ tokens: [token], webUrl: 'https://gitea.example.test' });
+    await gitea.start();
+    closers.push(() => gitea.stop());
+    const links = new Map<string, CodeHostLink>();
+    for (const name of [...names, 'acme/warmup']) {
+      const [owner, repo] = name.split('/') as [string, string];
+      gitea.addRepo({ owner, name: repo });
+      const link = await startCodeHostLink({
+        target: gitea.url,
+        bareRepository: git.repoPath(name),
+        addBranch: (branch) => gitea.addBranch(owner, repo, branch),
+      });
+      closers.push(() => link.close());
+      links.set(name, link);
+    }
+
+    // The model: edit the page the prompt names, then finish. Instant answers; the time from a
+    // request's arrival to its answer is the model time.
+    const llm = await startScriptedLlmServer({ apiKey: modelKey });
+    closers.push(() => llm.close());
+    const answered: { receivedAt: number; answeredAt: number }[] = [];
+    llm.setFallback((request) => {
+      const path = /docs\/\S+?\.md|README\.md/.exec(request.userTexts.join('\n'))?.[0] ?? 'README.md';
+      const step =
+        request.assistantTurns === 0
+          ? reply.toolCall('edit_file', { path, old_text: OLD_TEXT, new_text: NEW_TEXT })
+          : reply.toolCall('finish', { title: `Review ${path}`, summary: `Marked ${path} as reviewed.` });
+      answered.push({ receivedAt: request.receivedAt, answeredAt: Date.now() });
+      return step;
+    });
+
+    const database = await openDatabase(args.database);
+    closers.push(database.close);
+    const { db } = database;
+    const secretKey = randomBytes(32);
+    const projects = new Map<string, { id: string; key: string }>();
+    for (const name of [...names, 'acme/warmup']) {
+      const project = await createProject(db, {
+        name,
+        repositoryUrl: git.repoUrl(name),
+        codeHostKind: 'gitea',
+        codeHostBaseUrl: links.get(name)!.url,
+        model: 'openai:gpt-bench',
+      });
+      await setProjectSecret(db, secretKey, project.id, 'codeHostToken', token);
+      projects.set(name, { id: project.id, key: (await createKey(db, { projectId: project.id })).key });
+    }
+
+    // The worker logs "job finished" right after the outcome is committed: that is "completed".
+    const finishedAt = new Map<string, number>();
+    const finishWaiters = new Map<string, () => void>();
+    const logger = createLogger(
+      'info',
+      new Writable({
+        write(chunk, _encoding, done) {
+          for (const line of String(chunk).split('\n')) {
+            if (!line.includes('"job finished"')) continue;
+            const { jobId } = JSON.parse(line) as { jobId: string };
+            finishedAt.set(jobId, Date.now());
+            finishWaiters.get(jobId)?.();
+          }
+          done();
+        },
+      }),
+    );
+    const gitRunner = new TimedGitRunner();
+    const runner = createAgentRunner({
+      db,
+      logger,
+      config: {
+        dataDir,
+        secretKey,
+        defaultModel: null,
+        modelCredentials: {
+          openai: { apiKey: modelKey, baseURL: llm.baseURL },
+          anthropic: { apiKey: null, baseURL: null },
+          'openai-compatible': { apiKey: null, baseURL: null },
+        },
+        codeHostTokens: { github: null, gitlab: null, gitea: null },
+        gitAuthor: { name: 'docwright', email: 'docwright@users.noreply.invalid' },
+        publicUrl: 'http://docwright.bench',
+      },
+      workspaces: new Workspaces({
+        cacheDir: join(dataDir, 'repos'),
+        worktreesDir: join(dataDir, 'worktrees'),
+        runner: gitRunner,
+      }),
+      codeHost: (options) => createCodeHost({ ...options, retry: { attempts: 1 } }),
+    });
+    const worker = new JobWorker({ db, runner, logger, concurrency: 1, leaseMs: 60_000, maxAttempts: 1 });
+    await worker.start();
+    closers.push(() => worker.stop(0));
+    const app = await createTestApp(db, { onJobQueued: () => worker.nudge() });
+    closers.push(() => app.close());
+
+    let counter = 0;
+    const agentJob = async (repository: string): Promise<JobSample> => {
+      const project = projects.get(repository)!;
+      const pages = (repository === 'acme/warmup' ? WARMUP_FILES : FILES) - 2;
+      const page = pagePath((counter++ * 37) % pages);
+      const start = Date.now();
+      const res = await app.inject({
+        method: 'POST',
+        url: `/v2/agent/${project.id}/job`,
+        headers: { authorization: `Bearer ${project.key}`, 'content-type': 'application/json' },
+        payload: { prompt: `Mark ${page} as reviewed.` },
+      });
+      if (res.statusCode !== 201) throw new Error(`create answered ${res.statusCode}: ${res.body}`);
+      const { id } = res.json() as { id: string };
+      if (!finishedAt.has(id)) {
+        await new Promise<void>((resolve) => finishWaiters.set(id, resolve));
+      }
+      const end = finishedAt.get(id)!;
+      const [row] = await db.query<{ status: string; pr_link: string | null; error_message: string | null }>(
+        'SELECT status, pr_link, error_message FROM jobs WHERE id = $1',
+        [id],
+      );
+      if (row?.status !== 'completed' || row.pr_link === null) {
+        throw new Error(`job ${id} ended ${row?.status}: ${row?.error_message}`);
+      }
+      const requests = answered.filter((a) => a.receivedAt >= start && a.receivedAt <= end);
+      const model = requests.reduce((sum, a) => sum + (a.answeredAt - a.receivedAt), 0);
+      const git = new Map<string, number>();
+      for (const call of gitRunner.calls) {
+        if (call.at < start || call.at > end) continue;
+        git.set(call.command, (git.get(call.command) ?? 0) + call.ms);
+      }
+      return {
+        total: end - start,
+        model,
+        overhead: end - start - model,
+        pickup: (requests[0]?.receivedAt ?? end) - start,
+        git,
+      };
+    };
+    let plainCounter = 0;
+    const plainJob = (repository: string): Promise<PlainGitTimes> =>
+      plainGitJob({
+        url: git.repoUrl(repository),
+        authorization,
+        scratch,
+        branch: `plain/edit-${plainCounter++}`,
+        path: pagePath((plainCounter * 53) % ((repository === 'acme/warmup' ? WARMUP_FILES : FILES) - 2)),
+        oldText: OLD_TEXT,
+        newText: NEW_TEXT,
+      });
+
+    // Warm-up: modules, JIT, connections, on a small repository of its own.
+    for (let i = 0; i < 3; i++) await agentJob('acme/warmup');
+    await plainJob('acme/warmup');
+
+    const plain: PlainGitTimes[] = [];
+    const first: JobSample[] = [];
+    for (const name of names) {
+      plain.push(await plainJob(name));
+      first.push(await agentJob(name));
+    }
+    const later: JobSample[] = [];
+    for (let i = 0; i < LATER_JOBS; i++) {
+      later.push(await agentJob('acme/docs-1'));
+      if (i % 10 === 9) plain.push(await plainJob('acme/docs-1'));
+    }
+
+    const baseline = median(plain.map((p) => p.total));
+    const steps = ['clone', 'branch', 'edit', 'commit', 'push'] as const;
+    log(
+      `profile: plain git (median of ${plain.length}): ${steps.map((s) => `${s} ${Math.round(median(plain.map((p) => p[s])))} ms`).join(', ')}; total ${Math.round(baseline)} ms`,
+    );
+    const profile = (label: string, samples: JobSample[]) => {
+      const commands = new Set(samples.flatMap((s) => [...s.git.keys()]));
+      const parts = [...commands]
+        .map((c) => ({ c, ms: median(samples.map((s) => s.git.get(c) ?? 0)) }))
+        .sort((a, b) => b.ms - a.ms)
+        .map(({ c, ms }) => `${c} ${Math.round(ms)} ms`);
+      const gitTotal = median(samples.map((s) => [...s.git.values()].reduce((a, b) => a + b, 0)));
+      log(
+        `profile: ${label} (median of ${samples.length}): total ${Math.round(median(samples.map((s) => s.total)))} ms, model ${Math.round(median(samples.map((s) => s.model)))} ms, git ${Math.round(gitTotal)} ms: ${parts.join(', ')}`,
+      );
+    };
+    profile('first job', first);
+    profile('later job', later);
+
+    const firstOverhead = median(first.map((s) => s.overhead));
+    const laterOverhead = median(later.map((s) => s.overhead));
+    const pickups = later.map((s) => s.pickup);
+    const db_ = args.database;
+    log(figureLine(`agent_first_job_overhead_${db_}`, firstOverhead, 'ms', baseline));
+    log(figureLine(`agent_later_job_overhead_${db_}`, laterOverhead, 'ms', baseline));
+    log(figureLine(`agent_pickup_p50_${db_}`, percentile(pickups, 50), 'ms', null));
+    log(figureLine(`agent_pickup_p99_${db_}`, percentile(pickups, 99), 'ms', null));
+  } finally {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    await rm(root, { recursive: true, force: true });
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -128,7 +128,10 @@ async function runJob(
     }
 
     const title = pullRequestTitle(outcome.title, prompt);
-    const commit = await workspace.commit(config.gitAuthor, commitMessage(title, outcome.summary));
+    // Only what the tools touched is staged: scanning a 10,000-file tree for changes costs more.
+    const commit = await workspace.commit(config.gitAuthor, commitMessage(title, outcome.summary), {
+      paths: toolbox.changedPaths(),
+    });
     if (commit.committed) await input.event('committed', { commit: commit.commit });
     if ((await workspace.commitsAhead()) === 0) {
       if (BOUNDS.includes(outcome.stoppedBy) && outcome.stoppedBy !== 'no_more_tool_calls') {

@@ -300,6 +300,49 @@ describe('import-logs while `docwright serve` holds the embedded database', () =
   });
 });
 
+describe('import-logs when the server it goes through dies (kill -9) midway', () => {
+  const dataDir = tempDataDir();
+  const logDir = join(dirname(dataDir), 'logs');
+  const env = cliEnv({ DOCWRIGHT_DATA_DIR: dataDir });
+  after(() => rmSync(dirname(dataDir), { recursive: true, force: true }));
+
+  test('the import carries on, on the database the server left behind; after a restart the counts are exact', async () => {
+    mkdirSync(logDir, { recursive: true });
+    let server = await startServer(env);
+    const { projectId, key } = firstStartCredentials(server.stdout())!;
+    const totals = async (url: string) => {
+      const res = await apiGet(`${url}/v1/analytics/${projectId}/views?limit=1`, key);
+      return ((await res.json()) as { totals: { human: number; ai: number; total: number } }).totals;
+    };
+    const big = bigLog(60_000);
+    const path = join(logDir, 'big.log');
+    writeFileSync(path, big.text);
+    const running = spawnImport(['--project', projectId, '--chunk-lines', '300', '--no-progress', path], env);
+    // Kill the server, not the import, once part of the log is in.
+    for (;;) {
+      const seen = (await totals(server.url)).total;
+      if (seen > 0) {
+        assert.ok(seen < big.human + big.ai, 'the server died midway');
+        break;
+      }
+      await sleep(5);
+    }
+    await server.stop('SIGKILL');
+    const result = await running.done;
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /60,000 lines, 60,000 new/);
+    assert.match(result.stdout, /directly in the embedded database/, 'it finished on the database itself');
+    server = await startServer(env);
+    try {
+      const after = await totals(server.url);
+      assert.equal(after.human, big.human);
+      assert.equal(after.ai, big.ai);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe('import-logs on PostgreSQL (DATABASE_URL)', () => {
   let url: string;
   let drop: () => Promise<void>;

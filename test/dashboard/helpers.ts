@@ -16,7 +16,11 @@ export async function createDashboardApp(
   const app = await buildApp({
     db,
     logger: createLogger('silent'),
-    config: { jobRateLimitPerHour: 100, defaultModel: 'openai:gpt-test', publicUrl: options.publicUrl ?? PUBLIC_URL },
+    config: {
+      jobRateLimitPerHour: 100,
+      defaultModel: 'openai:gpt-test',
+      publicUrl: options.publicUrl ?? PUBLIC_URL,
+    },
     dashboard: { secretKey, liveKeepAliveMs: 200 },
     ...(options.onJobQueued ? { onJobQueued: options.onJobQueued } : {}),
   });
@@ -57,9 +61,18 @@ export class InjectBrowser {
   }
 
   async get(url: string, headers: Record<string, string> = {}): Promise<PageAnswer> {
-    const res = await this.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader(), ...headers } });
+    const res = await this.app.inject({
+      method: 'GET',
+      url,
+      headers: { cookie: this.cookieHeader(), ...headers },
+    });
     this.remember(res.headers, res.body);
-    return { status: res.statusCode, body: res.body, headers: res.headers, location: res.headers.location as string | undefined };
+    return {
+      status: res.statusCode,
+      body: res.body,
+      headers: res.headers,
+      location: res.headers.location as string | undefined,
+    };
   }
 
   /** Posts a form with the CSRF token of the last page (unless _csrf is given, or null to leave it out). */
@@ -77,10 +90,19 @@ export class InjectBrowser {
     const res = await this.app.inject({
       method: 'POST',
       url,
-      headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      headers: {
+        cookie: this.cookieHeader(),
+        'content-type': 'application/x-www-form-urlencoded',
+        ...headers,
+      },
       payload: params.toString(),
     });
     this.remember(res.headers, res.body);
-    return { status: res.statusCode, body: res.body, headers: res.headers, location: res.headers.location as string | undefined };
+    return {
+      status: res.statusCode,
+      body: res.body,
+      headers: res.headers,
+      location: res.headers.location as string | undefined,
+    };
   }
 }

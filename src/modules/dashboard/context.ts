@@ -56,6 +56,14 @@ export function frameOf(request: FastifyRequest, frame: Omit<PageFrame, 'csrfTok
   };
 }
 
+/**
+ * Where links sent to people point: the public URL, or this request's own origin when the public
+ * URL names port 0 (the system chose the port, so only the request knows it).
+ */
+export function linkBase(ctx: DashboardContext, request: FastifyRequest): string {
+  return new URL(ctx.publicUrl).port === '0' ? `${request.protocol}://${request.host}` : ctx.publicUrl;
+}
+
 /** Field names of an error's details, as the forms name their inputs ("settings.maxSteps" → "maxSteps"). */
 export function fieldErrorsOf(error: AppError): FieldErrors {
   const errors: FieldErrors = {};

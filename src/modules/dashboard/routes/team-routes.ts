@@ -8,7 +8,7 @@ import {
   removeMember,
   revokeInvitation,
 } from '../../accounts/users.ts';
-import { type DashboardContext, fieldErrorsOf, formOf, frameOf } from '../context.ts';
+import { type DashboardContext, fieldErrorsOf, formOf, frameOf, linkBase } from '../context.ts';
 import { redirectAfterPost, sendPage } from '../respond.ts';
 import { requireSession } from '../state.ts';
 import { type TeamPage, teamPage } from '../views/team-view.ts';
@@ -30,7 +30,7 @@ export function registerTeamRoutes(app: FastifyInstance, ctx: DashboardContext):
     try {
       const { invitation, token } = await inviteUser(db, user, form.email);
       // The code travels in the fragment: browsers never send it to a server or in a Referer.
-      const link = `${ctx.publicUrl}/app/invite#code=${token}`;
+      const link = `${linkBase(ctx, request)}/app/invite#code=${token}`;
       return sendPage(reply, await render(request, { newInvitation: { email: invitation.email, link } }));
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;

@@ -319,6 +319,15 @@ await forEachBackend('dashboard routes', ({ db }) => {
     assert.equal(reuse.status, 200);
   });
 
+  test('the dashboard’s routes stay out of the OpenAPI document', async () => {
+    const paths = Object.keys((await app.inject('/openapi.json')).json().paths);
+    assert.ok(paths.some((p) => p.startsWith('/v2/agent/')));
+    assert.deepEqual(
+      paths.filter((p) => p === '/' || p.startsWith('/app') || p.startsWith('/api/dashboard')),
+      [],
+    );
+  });
+
   test('unknown project pages are a 404 page, not an error', async () => {
     const page = await owner.get('/app/projects/prj_doesnotexist00000/keys');
     assert.equal(page.status, 404);

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from '../../errors/app-error.ts';
 import { accountErrors } from '../accounts/errors.ts';
 import { hasUsers } from '../accounts/users.ts';
@@ -59,6 +59,7 @@ export async function registerDashboard(
 
   // Static files: no session lookup, no cookies.
   await app.register(async (assets) => {
+    assets.addHook('onRoute', hideFromOpenApi);
     await assets.register(fastifyStatic, {
       root: ASSETS_DIR,
       prefix: '/app/assets/',
@@ -76,6 +77,7 @@ export async function registerDashboard(
   });
 
   await app.register(async (scope) => {
+    scope.addHook('onRoute', hideFromOpenApi);
     await scope.register(fastifyCookie);
     // Forms post application/x-www-form-urlencoded; only dashboard routes accept it.
     await scope.register(fastifyFormbody, { bodyLimit: 256 * 1024 });
@@ -132,6 +134,11 @@ export async function registerDashboard(
       { prefix: '/api/dashboard' },
     );
   });
+}
+
+/** The dashboard's routes are not an API to build on: they stay out of /openapi.json. */
+function hideFromOpenApi(route: RouteOptions): void {
+  route.schema = { ...route.schema, hide: true };
 }
 
 function renderError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {

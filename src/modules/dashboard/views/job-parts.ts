@@ -23,8 +23,8 @@ export function jobRow(projectId: string, job: JobView): SafeHtml {
   <td>${statusBadge(job.status)}</td>
   <td class="prompt-cell"><a href="/app/projects/${projectId}/jobs/${job.id}">${firstLine(job.prompt, 90)}</a>${
     job.error ? html`<br><span class="small muted">${job.error.code}</span>` : ''
-  }</td>
-  <td>${timeElement(job.createdAt)}</td>
+  }<br class="narrow-only"><span class="narrow-only small muted">${timeElement(job.createdAt)}</span></td>
+  <td class="wide-only">${timeElement(job.createdAt)}</td>
   <td>${prLinkElement(job.prLink, job.status)}</td>
 </tr>`;
 }
@@ -65,7 +65,7 @@ export function describeEvent(event: JobEventView): string {
       return `${text(d.tool)}${target ? ` ${target}` : ''}${outcome}`;
     }
     case 'step':
-      return `Model step ${text(d.step)} (${text(d.tools) || '0'} tool calls).`;
+      return `Model step ${text(d.step)} (${Number(d.tools ?? 0) === 1 ? '1 tool call' : `${text(d.tools) || '0'} tool calls`}).`;
     case 'model_retry':
       return 'The model provider asked to retry; retrying.';
     case 'committed':

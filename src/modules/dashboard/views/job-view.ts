@@ -60,14 +60,14 @@ export function jobPage(frame: PageFrame, project: Project, data: JobPage): Safe
     <h2 id="status-title" class="visually-hidden">Status</h2>
     <div id="job-summary">${jobSummary(job)}</div>
   </section>
+  <section aria-labelledby="prompts-title">
+    <h2 id="prompts-title">Prompt${data.prompts.length > 1 ? 's' : ''}</h2>
+    <ol class="prompts">${data.prompts.map((p, i) => html`<li><p class="small muted">${i === 0 ? 'Prompt' : `Follow-up ${i}`}</p><div class="prompt-text">${p}</div></li>`)}</ol>
+  </section>
   ${errorBox(data.actionError)}
   <section aria-labelledby="actions-title">
     <h2 id="actions-title" class="visually-hidden">Actions</h2>
     <div id="job-actions">${jobActions(frame, project.id, job, data.form)}</div>
-  </section>
-  <section aria-labelledby="prompts-title">
-    <h2 id="prompts-title">Prompt${data.prompts.length > 1 ? 's' : ''}</h2>
-    <ol class="prompts">${data.prompts.map((p, i) => html`<li><p class="small muted">${i === 0 ? 'Prompt' : `Follow-up ${i}`}</p><div class="prompt-text">${p}</div></li>`)}</ol>
   </section>
   <div class="two-columns">
     <section aria-labelledby="events-title">

@@ -49,7 +49,7 @@ export function jobsPage(frame: PageFrame, project: Project, data: JobsPage): Sa
   <p class="live-status muted small" id="live-status" role="status" aria-live="polite"></p>
   <div class="table-wrap"><table class="jobs" id="jobs-table" data-project-id="${project.id}" data-status-filter="${data.status ?? ''}" data-first-page="${data.paged ? 'false' : 'true'}">
     <caption class="visually-hidden">Jobs of ${project.name}, newest first</caption>
-    <thead><tr><th scope="col">Status</th><th scope="col">Prompt</th><th scope="col">Created</th><th scope="col">Pull request</th></tr></thead>
+    <thead><tr><th scope="col">Status</th><th scope="col">Prompt</th><th scope="col" class="wide-only">Created</th><th scope="col">Pull request</th></tr></thead>
     <tbody id="jobs-body">
       ${data.jobs.map((j) => jobRow(project.id, j))}
     </tbody>

@@ -25,7 +25,7 @@ const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.co
 type Seeded = Awaited<ReturnType<typeof seedProject>>;
 const human = (path: string, extra: object = {}) => ({ path, userAgent: CHROME, ...extra });
 
-await forEachBackend('ingest API', ({ db }) => {
+await forEachBackend('ingest API', ({ backend, db }) => {
   let app: App;
   before(async () => {
     app = await ingestTestApp(db());
@@ -383,7 +383,7 @@ await forEachBackend('ingest API', ({ db }) => {
   describe('group commit', () => {
     test('requests arriving while a commit runs are written together in the next transaction', async () => {
       const control = controllableDatabase(db());
-      const writer = new GroupCommitWriter(control.db, { windowMs: 1 });
+      const writer = new GroupCommitWriter(control.db, { windowMs: 1, maxConcurrentCommits: 1 });
       const grouped = await ingestTestApp(control.db, { writer });
       try {
         const seeded = await seedProject(db());
@@ -403,6 +403,35 @@ await forEachBackend('ingest API', ({ db }) => {
         const report = await viewsReport(grouped, seeded.project.id, seeded.readKey);
         assert.equal(report.totals.human, 19);
         assert.deepEqual(report.views[0], { path: '/g', human: 9, ai: 0, total: 9 });
+      } finally {
+        await grouped.close();
+      }
+    });
+
+    test('up to maxConcurrentCommits groups commit at once on PostgreSQL; one at a time on PGlite', async () => {
+      const control = controllableDatabase(db());
+      const writer = new GroupCommitWriter(control.db, { windowMs: 1, maxConcurrentCommits: 2 });
+      const grouped = await ingestTestApp(control.db, { writer });
+      try {
+        const seeded = await seedProject(db());
+        const slots = backend === 'postgres' ? 2 : 1;
+        const release = control.hold();
+        const send = (path: string) =>
+          postRecords(grouped, seeded.project.id, seeded.ingestKey, [human(path)]);
+        const answers = [send('/s0')];
+        await until(() => control.waitingAtGate() === 1, 'the first commit to be held');
+        answers.push(send('/s1'));
+        await until(
+          () => control.waitingAtGate() + writer.stats.waitingRequests === 2,
+          'the second request to commit or wait',
+        );
+        assert.equal(control.waitingAtGate(), slots, 'groups being committed');
+        for (let i = 2; i < 6; i++) answers.push(send(`/s${i}`));
+        await until(() => writer.stats.waitingRequests === 6 - slots, 'the others to wait');
+        release();
+        for (const answer of await Promise.all(answers)) assert.equal(answer.statusCode, 202, answer.body);
+        assert.equal(writer.stats.commits, slots + 1);
+        assert.equal((await viewsReport(grouped, seeded.project.id, seeded.readKey)).totals.human, 6);
       } finally {
         await grouped.close();
       }

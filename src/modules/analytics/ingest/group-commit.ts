@@ -7,8 +7,11 @@
 // Rules:
 // - A request is never split across transactions: it is committed whole or not at all, so a
 //   failed group can be retried by its clients without counting anything twice.
-// - One commit runs at a time. Requests arriving meanwhile form the next group, which is
-//   written as soon as the running commit ends: under load the groups grow by themselves.
+// - At most maxConcurrentCommits groups are being committed at once (one on PGlite, which is a
+//   single session). Requests arriving while that many run form the next group, written as soon
+//   as one ends: under load the groups grow by themselves. Several concurrent commits on
+//   PostgreSQL keep its round trips and lock waits from idling the event loop; the rollup
+//   writer sorts its keys, so concurrent groups cannot deadlock.
 // - Pending views are bounded: past maxPendingViews a request is refused at once (503 with
 //   Retry-After) instead of queuing without bound.
 // - If the transaction fails, every request of the group gets 503 with Retry-After: never a 202
@@ -22,7 +25,16 @@ export interface CommitLog {
   error(details: object, message: string): void;
 }
 
+/** Told about every group commit and every refusal (the metrics). */
+export interface GroupCommitObserver {
+  /** A group's transaction ended: committed (ok) or rolled back (its requests got 503). */
+  flushed(report: { ok: boolean; seconds: number; requests: number; views: number }): void;
+  /** A request was refused at once (503 ingest_overloaded): too many views were pending. */
+  refused(views: number): void;
+}
+
 export interface GroupCommitOptions {
+  observer?: GroupCommitObserver;
   /** How long the first request of a group waits for others before the group is written. */
   windowMs: number;
   /** A group is written at once when this many views wait (without waiting for the window). */
@@ -31,6 +43,8 @@ export interface GroupCommitOptions {
   maxPendingViews: number;
   /** Seconds a refused client should wait, sent as Retry-After. */
   retryAfterSeconds: number;
+  /** Groups committed at the same time (on separate connections); 1 on PGlite. */
+  maxConcurrentCommits: number;
 }
 
 export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = {
@@ -38,6 +52,7 @@ export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = {
   maxGroupViews: 20_000,
   maxPendingViews: 200_000,
   retryAfterSeconds: 1,
+  maxConcurrentCommits: 2,
 };
 
 export interface GroupCommitStats {
@@ -72,7 +87,7 @@ export class GroupCommitWriter {
   #waitingViews = 0;
   #committingViews = 0;
   #timer: NodeJS.Timeout | null = null;
-  #committing: Promise<void> | null = null;
+  readonly #committing = new Set<Promise<void>>();
   #closed = false;
   #closing: Promise<void> | null = null;
   readonly #stats = {
@@ -86,6 +101,8 @@ export class GroupCommitWriter {
   constructor(db: Database, options: Partial<GroupCommitOptions> = {}, logger?: CommitLog) {
     this.#db = db;
     this.#options = { ...DEFAULT_GROUP_COMMIT, ...options };
+    // PGlite is one session: a second transaction would only queue behind the first.
+    if (db.kind === 'pglite') this.#options.maxConcurrentCommits = 1;
     this.#logger = logger;
   }
 
@@ -113,6 +130,7 @@ export class GroupCommitWriter {
     // An empty writer takes any request, however large, so a big batch is never refused forever.
     if (pending > 0 && pending + views > this.#options.maxPendingViews) {
       this.#stats.overloadRefusals++;
+      this.#options.observer?.refused(views);
       return Promise.reject(
         ingestErrors.ingest_overloaded(
           `The server has ${pending} page views waiting to be written; nothing of this batch was counted. Retry after ${this.#options.retryAfterSeconds} s.`,
@@ -132,9 +150,9 @@ export class GroupCommitWriter {
     this.#closing ??= (async () => {
       this.#closed = true;
       this.#clearTimer();
-      while (this.#committing !== null || this.#waiting.length > 0) {
-        if (this.#committing === null) this.#startCommit();
-        await this.#committing;
+      while (this.#committing.size > 0 || this.#waiting.length > 0) {
+        this.#startCommit();
+        await Promise.race(this.#committing);
       }
     })();
     return this.#closing;
@@ -145,7 +163,8 @@ export class GroupCommitWriter {
   }
 
   #schedule(): void {
-    if (this.#committing !== null) return; // the running commit starts the next group when it ends
+    // With every commit slot busy, the next commit to end starts the next group.
+    if (this.#committing.size >= this.#options.maxConcurrentCommits) return;
     if (this.#waitingViews >= this.#options.maxGroupViews || this.#closed) {
       this.#clearTimer();
       this.#startCommit();
@@ -164,7 +183,8 @@ export class GroupCommitWriter {
 
   /** Takes whole requests, oldest first, up to maxGroupViews (at least one), and commits them. */
   #startCommit(): void {
-    if (this.#committing !== null || this.#waiting.length === 0) return;
+    if (this.#committing.size >= this.#options.maxConcurrentCommits || this.#waiting.length === 0) return;
+    this.#clearTimer();
     let views = 0;
     let taken = 0;
     while (taken < this.#waiting.length) {
@@ -175,16 +195,25 @@ export class GroupCommitWriter {
     }
     const group = this.#waiting.splice(0, taken);
     this.#waitingViews -= views;
-    this.#committingViews = views;
-    this.#committing = this.#commit(group, views).finally(() => {
-      this.#committing = null;
-      this.#committingViews = 0;
+    this.#committingViews += views;
+    const commit: Promise<void> = this.#commit(group, views).finally(() => {
+      this.#committing.delete(commit);
+      this.#committingViews -= views;
       // Whoever arrived during the commit has waited long enough: write them now.
       if (this.#waiting.length > 0) this.#startCommit();
     });
+    this.#committing.add(commit);
   }
 
   async #commit(group: Submission[], views: number): Promise<void> {
+    const started = performance.now();
+    const report = (ok: boolean) =>
+      this.#options.observer?.flushed({
+        ok,
+        seconds: (performance.now() - started) / 1000,
+        requests: group.length,
+        views,
+      });
     try {
       await this.#db.transaction((tx) =>
         recordPageViewsIn(
@@ -194,6 +223,7 @@ export class GroupCommitWriter {
       );
     } catch (error) {
       this.#stats.failedCommits++;
+      report(false);
       this.#logger?.error({ err: error, requests: group.length, views }, 'ingest group commit failed');
       const refusal = ingestErrors.ingest_unavailable(
         `The page views could not be committed; nothing of this batch was counted. Retry after ${this.#options.retryAfterSeconds} s.`,
@@ -202,6 +232,7 @@ export class GroupCommitWriter {
       for (const submission of group) submission.reject(refusal);
       return;
     }
+    report(true);
     this.#stats.commits++;
     this.#stats.committedRequests += group.length;
     this.#stats.committedViews += views;

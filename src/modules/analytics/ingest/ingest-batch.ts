@@ -17,6 +17,14 @@ export interface IngestDependencies {
   now: () => number;
 }
 
+/** What became of a batch's records, for the metrics: counts, never the records themselves. */
+export interface RecordOutcomes {
+  accepted: number;
+  /** Well-formed records that are not page views, by drop reason. */
+  dropped: Record<string, number>;
+  rejected: number;
+}
+
 const HOUR_MS = 3_600_000;
 
 export function checkRecordCount(count: number): void {

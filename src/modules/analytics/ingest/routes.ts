@@ -9,7 +9,7 @@ import { errorResponses } from '../../../http/openapi.ts';
 import { validatorCompiler } from '../../../http/validation.ts';
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
 import { type GroupCommitOptions, GroupCommitWriter } from './group-commit.ts';
-import { checkRecordCount, ingestBatch } from './ingest-batch.ts';
+import { checkRecordCount, ingestBatch, type RecordOutcomes } from './ingest-batch.ts';
 import { parseNdjson } from './ndjson.ts';
 import {
   IngestBatchSchema,
@@ -28,6 +28,8 @@ export interface IngestRouteOptions {
   writerOptions?: Partial<GroupCommitOptions>;
   classification?: ClassificationContext;
   now?: () => number;
+  /** Told the outcome counts of every answered batch (the metrics). */
+  onRecords?: (outcomes: RecordOutcomes) => void;
 }
 
 /** What the NDJSON parser hands the handler: the parsed lines and how many there were. */
@@ -123,6 +125,7 @@ export function registerIngestRoutes(app: App, context: AppContext, options: Ing
           );
         }
         const result = await ingestBatch(request.params.projectId, items, deps);
+        options.onRecords?.({ ...result, rejected: result.rejected.length });
         return reply.code(202).send(result);
       },
     );

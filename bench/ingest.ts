@@ -1,0 +1,198 @@
+// Ingest throughput through the HTTP batch endpoint (auth, per-record checks, classification,
+// group commit, answer after commit), against a bare Fastify endpoint that parses the same
+// 500-record JSON batches and does nothing else, both driven in the same run by the same
+// keep-alive load generator (bench/ingest-load.ts, in a worker thread). On PostgreSQL (a fresh
+// database on the local server) and on PGlite (a data directory on /dev/shm).
+//
+// Run: node bench/ingest.ts [--engine postgres|pglite|both] [--seconds N] [--connections N]
+// Prints one `figure:` line per engine; ends in about a minute with the defaults.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import Fastify from 'fastify';
+import type { Database } from '../src/db/database.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { openPglite } from '../src/db/pglite.ts';
+import { openPostgres } from '../src/db/postgres.ts';
+import { buildApp } from '../src/http/app.ts';
+import { GroupCommitWriter } from '../src/modules/analytics/ingest/group-commit.ts';
+import { createKey } from '../src/modules/keys/service.ts';
+import { createProject } from '../src/modules/projects/service.ts';
+import { createLogger } from '../src/util/logger.ts';
+import { USER_AGENT_CASES } from '../test/analytics/fixtures/user-agents.ts';
+import { createPostgresDatabase } from '../test/helpers/databases.ts';
+import type { LoadResult, LoadSpec } from './ingest-load.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    engine: { type: 'string', default: 'both' },
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '16' },
+    commits: { type: 'string' },
+  },
+});
+const SECONDS = Number(args.seconds);
+const CONNECTIONS = Number(args.connections);
+const RECORDS_PER_BATCH = 500;
+const BATCHES = 40;
+const BODY_LIMIT = 1024 * 1024;
+
+// Batches as a docs site's server sends them while it serves: 1,000 pages with a long tail, real
+// user agents (people, AI agents, search engines, from the test table), query strings, some
+// assets and redirects, times within the last minute.
+function makeBodies(): string[] {
+  const now = Date.now();
+  const bodies: string[] = [];
+  let n = 0;
+  for (let b = 0; b < BATCHES; b++) {
+    const records = [];
+    for (let i = 0; i < RECORDS_PER_BATCH; i++, n++) {
+      const page = Math.floor(1000 * (((n * 2654435761) % 1000) / 1000) ** 3);
+      const ua = USER_AGENT_CASES[(n * 31) % USER_AGENT_CASES.length]!.userAgent;
+      const asset = n % 17 === 0;
+      records.push({
+        url: asset
+          ? `https://docs.example.com/assets/app-${page}.js`
+          : `https://docs.example.com/guide/page-${page}/?ref=${n % 5}`,
+        timestamp: new Date(now - ((n * 7919) % 60_000)).toISOString(),
+        userAgent: ua,
+        ip: `203.0.113.${n % 250}`,
+        method: 'GET',
+        status: n % 29 === 0 ? 301 : 200,
+        referrer: 'https://www.google.com/',
+      });
+    }
+    bodies.push(JSON.stringify(records));
+  }
+  return bodies;
+}
+
+function load(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./ingest-load.ts', import.meta.url), { workerData: spec });
+    worker.once('message', (result: LoadResult) => {
+      resolve(result);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+}
+
+async function listen(app: { listen: (o: object) => Promise<string>; server: { address(): unknown } }) {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+}
+
+/** The baseline: Fastify's own JSON parser on the same bodies, and nothing else. */
+async function bareRate(bodies: string[]): Promise<LoadResult> {
+  const bare = Fastify({ bodyLimit: BODY_LIMIT });
+  bare.post('/bare', async (request) => ({ records: (request.body as unknown[]).length }));
+  const url = await listen(bare);
+  try {
+    return await load({
+      url: `${url}/bare`,
+      headers: { 'content-type': 'application/json' },
+      bodies,
+      recordsPerBody: RECORDS_PER_BATCH,
+      connections: CONNECTIONS,
+      warmupMs: 1500,
+      durationMs: SECONDS * 1000,
+      expectStatus: 200,
+    });
+  } finally {
+    await bare.close();
+  }
+}
+
+async function ingestRate(db: Database, bodies: string[]) {
+  const project = await createProject(db, {
+    name: 'Bench',
+    repositoryUrl: 'https://github.com/example/docs',
+  });
+  const key = (await createKey(db, { projectId: project.id, scope: 'ingest' })).key;
+  const writer = new GroupCommitWriter(
+    db,
+    args.commits === undefined ? {} : { maxConcurrentCommits: Number(args.commits) },
+  );
+  const app = await buildApp({
+    db,
+    logger: createLogger('silent'),
+    config: { jobRateLimitPerHour: 100, defaultModel: null, publicUrl: 'http://127.0.0.1:0' },
+    ingest: { writer },
+  });
+  const url = await listen(app);
+  let result: LoadResult;
+  try {
+    result = await load({
+      url: `${url}/v1/analytics/${project.id}/events`,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      bodies,
+      recordsPerBody: RECORDS_PER_BATCH,
+      connections: CONNECTIONS,
+      warmupMs: 3000,
+      durationMs: SECONDS * 1000,
+      expectStatus: 202,
+    });
+  } finally {
+    await app.close(); // also commits what still waits
+  }
+  const [stored] = await db.query<{ views: number }>(
+    'SELECT coalesce(sum(views), 0)::bigint AS views FROM page_views_hourly WHERE project_id = $1',
+    [project.id],
+  );
+  return { result, stats: writer.stats, stored: stored!.views };
+}
+
+const bodies = makeBodies();
+const fmt = (value: number) => Math.round(value).toString();
+const engines = args.engine === 'both' ? ['postgres', 'pglite'] : [args.engine!];
+const figures: string[] = [];
+
+for (const engine of engines) {
+  let db: Database;
+  let cleanup: () => Promise<void>;
+  if (engine === 'postgres') {
+    const created = await createPostgresDatabase();
+    const pool = await openPostgres(created.url);
+    db = pool;
+    cleanup = async () => {
+      await pool.close();
+      await created.drop();
+    };
+  } else if (engine === 'pglite') {
+    const dir = mkdtempSync(join('/dev/shm', 'dw-bench-'));
+    const embedded = await openPglite(join(dir, 'pgdata'));
+    db = embedded;
+    cleanup = async () => {
+      await embedded.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+  } else {
+    throw new Error(`--engine must be postgres, pglite or both; got ${engine}`);
+  }
+  try {
+    await migrate(db);
+    const baseline = await bareRate(bodies);
+    const { result, stats, stored } = await ingestRate(db, bodies);
+    const baseRate = baseline.events / baseline.seconds;
+    const rate = result.events / result.seconds;
+    console.log(
+      `${engine}: bare ${baseline.requests} requests in ${baseline.seconds.toFixed(1)} s` +
+        `${Object.keys(baseline.unexpected).length ? ` (unexpected ${JSON.stringify(baseline.unexpected)})` : ''}; ` +
+        `ingest ${result.requests} requests in ${result.seconds.toFixed(1)} s` +
+        `${Object.keys(result.unexpected).length ? ` (unexpected ${JSON.stringify(result.unexpected)})` : ''}; ` +
+        `${stats.commits} commits for ${stats.committedRequests} requests ` +
+        `(${(stats.committedRequests / Math.max(1, stats.commits)).toFixed(1)} per commit), ` +
+        `${stats.committedViews} views committed, ${stored} stored, ${stats.overloadRefusals} refused`,
+    );
+    figures.push(
+      `figure: ingest_events_per_s_${engine} = ${fmt(rate)} /s; baseline = ${fmt(baseRate)} /s; ratio = ${(rate / baseRate).toFixed(2)}`,
+    );
+  } finally {
+    await cleanup();
+  }
+}
+for (const line of figures) console.log(line);

@@ -45,6 +45,14 @@ export interface Config {
   gitAuthor: { name: string; email: string };
   /** Absolute paths of extra AI-agent lists in the ai.robots.txt robots.json format. */
   extraAgentLists: string[];
+  metrics: MetricsConfig;
+}
+
+export interface MetricsConfig {
+  /** When set, GET /metrics wants it as a bearer token; null: /metrics is open. */
+  token: string | null;
+  /** Where `docwright worker` serves /metrics (it has no API to serve it on); null: nowhere. */
+  workerPort: number | null;
 }
 
 export interface WorkerConfig {
@@ -87,6 +95,10 @@ export const CONFIG_VARIABLES = {
   DOCWRIGHT_JOB_LEASE_SECONDS:
     "How long a worker's claim on a job lasts without a heartbeat; a dead worker's job is taken again after it (default 30).",
   DOCWRIGHT_JOB_MAX_ATTEMPTS: 'Tries per job before it fails with worker_lost (default 3).',
+  DOCWRIGHT_METRICS_TOKEN:
+    'When set (at least 16 characters), GET /metrics answers only requests with "Authorization: Bearer <token>" (default: unset, /metrics is open).',
+  DOCWRIGHT_METRICS_PORT:
+    'Port on which docwright worker serves GET /metrics, on HOST (default: unset, no HTTP at all); docwright serve has /metrics on PORT.',
   GITHUB_TOKEN: 'Token for GitHub projects that store no codeHostToken of their own.',
   GITLAB_TOKEN: 'Token for GitLab projects that store no codeHostToken of their own.',
   GITEA_TOKEN: 'Token for Gitea/Forgejo projects that store no codeHostToken of their own.',
@@ -164,6 +176,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     problems.push(`DOCWRIGHT_GIT_AUTHOR_EMAIL must be an email address; got "${gitAuthor.email}".`);
   }
 
+  const metricsToken = value('DOCWRIGHT_METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+    // Never echo the value: it is a secret.
+    problems.push('DOCWRIGHT_METRICS_TOKEN must be at least 16 characters without spaces.');
+  }
+  const rawMetricsPort = value('DOCWRIGHT_METRICS_PORT');
+  const metrics: MetricsConfig = {
+    token: metricsToken,
+    workerPort: rawMetricsPort === undefined ? null : integer('DOCWRIGHT_METRICS_PORT', 0, 0, 65535),
+  };
+
   const agentLists = readExtraAgentLists(env, cwd);
   problems.push(...agentLists.problems);
 
@@ -205,6 +228,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     gitAuthor,
     extraAgentLists: agentLists.paths,
+    metrics,
   };
 }
 

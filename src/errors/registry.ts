@@ -1,6 +1,7 @@
 // Every error code docwright answers with, gathered from the modules that own them. docs/errors.md
 // lists the same codes; test/errors/registry.test.ts fails when the two disagree.
 import { httpErrors } from '../http/errors.ts';
+import { metricsErrors } from '../metrics/errors.ts';
 import { accountErrors } from '../modules/accounts/errors.ts';
 import { collectErrors } from '../modules/analytics/collect/errors.ts';
 import { analyticsErrors } from '../modules/analytics/errors.ts';
@@ -22,6 +23,7 @@ const OWNERS: Record<string, Record<string, ErrorFactory>> = {
   import: importErrors,
   accounts: accountErrors,
   collect: collectErrors,
+  metrics: metricsErrors,
 };
 
 export interface RegisteredError extends ErrorSpec {

@@ -3,6 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { installHttpMetrics } from '../metrics/http-metrics.ts';
+import { groupCommitObserver, recordOutcomeObserver } from '../metrics/ingest-metrics.ts';
+import { createMetrics, type DocwrightMetrics } from '../metrics/registry.ts';
 import { type CollectRouteOptions, registerCollectRoutes } from '../modules/analytics/collect/routes.ts';
 import { type IngestRouteOptions, registerIngestRoutes } from '../modules/analytics/ingest/routes.ts';
 import { registerAnalyticsRoutes } from '../modules/analytics/routes.ts';
@@ -25,10 +28,15 @@ export interface BuildAppOptions extends AppContext {
   ingest?: IngestRouteOptions;
   /** Browser-script settings (tests: a small rate limit, a fixed clock). */
   collect?: CollectRouteOptions;
+  /** The process's metrics (serve shares them with its worker; default: a registry of the app's own). */
+  metrics?: DocwrightMetrics;
+  /** DOCWRIGHT_METRICS_TOKEN: when set, GET /metrics needs it as a bearer token. */
+  metricsToken?: string | null;
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
-  const { logger, ingest, collect, dashboard, ...context } = options;
+  const { logger, ingest, collect, dashboard, metrics: shared, metricsToken, ...context } = options;
+  const metrics = shared ?? createMetrics();
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
@@ -71,11 +79,22 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   installErrorHandling(app);
   await registerOpenApi(app, context.config.publicUrl);
   registerHealthRoutes(app, context.db);
+  installHttpMetrics(app, { metrics, db: context.db, token: metricsToken ?? null });
   registerJobRoutes(app, context);
   registerAnalyticsRoutes(app, context);
   const classification = context.classification ? { classification: context.classification } : {};
-  registerIngestRoutes(app, context, { ...classification, ...ingest });
-  registerCollectRoutes(app, context, { ...classification, ...collect });
+  registerIngestRoutes(app, context, {
+    ...classification,
+    onRecords: recordOutcomeObserver(metrics, 'api'),
+    ...ingest,
+    writerOptions: { observer: groupCommitObserver(metrics, 'api'), ...ingest?.writerOptions },
+  });
+  registerCollectRoutes(app, context, {
+    ...classification,
+    onRecords: recordOutcomeObserver(metrics, 'script'),
+    ...collect,
+    writerOptions: { observer: groupCommitObserver(metrics, 'script'), ...collect?.writerOptions },
+  });
   if (dashboard) {
     await registerDashboard(app, {
       db: context.db,

@@ -3,6 +3,8 @@
 import { createAgentRunner } from '../agent/run-job.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
+import { jobWorkerObserver, trackWorker } from '../metrics/job-metrics.ts';
+import type { DocwrightMetrics } from '../metrics/registry.ts';
 import { JobWorker } from '../modules/jobs/worker.ts';
 import type { Logger } from '../util/logger.ts';
 import type { ServeExtension } from './serve-extensions.ts';
@@ -10,27 +12,35 @@ import type { ServeExtension } from './serve-extensions.ts';
 /** How long a stopping worker lets running jobs finish before it hands them back. */
 export const WORKER_STOP_GRACE_MS = 10_000;
 
-export function createJobWorker(db: Database, config: Config, logger: Logger): JobWorker {
+export function createJobWorker(
+  db: Database,
+  config: Config,
+  logger: Logger,
+  metrics?: DocwrightMetrics,
+): JobWorker {
   const log = logger.child({ component: 'worker' });
-  return new JobWorker({
+  const worker = new JobWorker({
     db,
     logger: log,
     runner: createAgentRunner({ db, config, logger: log }),
     concurrency: config.worker.concurrency,
     leaseMs: config.worker.leaseMs,
     maxAttempts: config.worker.maxAttempts,
+    ...(metrics ? { observer: jobWorkerObserver(metrics) } : {}),
   });
+  if (metrics) trackWorker(metrics, worker);
+  return worker;
 }
 
 /** Runs a worker inside `docwright serve` unless DOCWRIGHT_WORKER=false. */
 export const jobWorkerExtension: ServeExtension = {
   name: 'job worker',
-  async start({ db, config, logger }) {
+  async start({ db, config, logger, metrics }) {
     if (!config.worker.inServe) {
       logger.info('no job worker in this process (DOCWRIGHT_WORKER=false): run docwright worker');
       return { close: async () => {} };
     }
-    const worker = createJobWorker(db, config, logger);
+    const worker = createJobWorker(db, config, logger, metrics);
     await worker.start();
     return {
       onJobQueued: () => worker.nudge(),

@@ -6,12 +6,15 @@
 // once instead of at the next poll).
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
+import type { DocwrightMetrics } from '../metrics/registry.ts';
 import type { Logger } from '../util/logger.ts';
 
 export interface ServeContext {
   db: Database;
   config: Config;
   logger: Logger;
+  /** The process's metrics, shared with the API (the worker counts its jobs there). */
+  metrics?: DocwrightMetrics;
 }
 
 export interface StartedServeExtension {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Config } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
 import type { App } from '../http/context.ts';
+import { createMetrics } from '../metrics/registry.ts';
 import { createSetupToken } from '../modules/accounts/users.ts';
 import type { Logger } from '../util/logger.ts';
 import { firstStartBanner, laterStartHint, setupLinkBanner, startBanner } from './banner.ts';
@@ -77,9 +78,11 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
     // The directory holds the database, the secret key and the control socket: owner only.
     if (lock !== null) chmodSync(config.dataDir, 0o700);
 
+    // One registry for the process: the API and the worker beside it report into the same one.
+    const metrics = createMetrics({ processMetrics: true });
     const jobListeners: ((jobId: string) => void)[] = [];
     for (const extension of options.extensions ?? SERVE_EXTENSIONS) {
-      const started = await extension.start({ db, config, logger });
+      const started = await extension.start({ db, config, logger, metrics });
       closers.push(() => started.close());
       if (started.onJobQueued) jobListeners.push(started.onJobQueued);
     }
@@ -88,6 +91,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
       db,
       logger,
       dashboard: { secretKey: config.secretKey },
+      metrics,
+      metricsToken: config.metrics.token,
       config: {
         jobRateLimitPerHour: config.jobRateLimitPerHour,
         defaultModel: config.defaultModel,

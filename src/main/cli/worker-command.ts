@@ -2,6 +2,9 @@
 // the API. Any number of workers may share one PostgreSQL database.
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.ts';
+import { addDatabaseGauges } from '../../metrics/database-gauges.ts';
+import { startMetricsServer } from '../../metrics/metrics-server.ts';
+import { createMetrics } from '../../metrics/registry.ts';
 import { createLogger } from '../../util/logger.ts';
 import { openWhenFree } from '../open-when-free.ts';
 import { closeOnSignals } from '../shutdown.ts';
@@ -13,7 +16,8 @@ export function registerWorkerCommand(program: Command): void {
     .addHelpText(
       'after',
       '\nConfigured by environment variables (see "docwright --help"): DOCWRIGHT_WORKER_CONCURRENCY,\n' +
-        'DOCWRIGHT_JOB_LEASE_SECONDS, DOCWRIGHT_JOB_MAX_ATTEMPTS, the model and code-host variables.\n' +
+        'DOCWRIGHT_JOB_LEASE_SECONDS, DOCWRIGHT_JOB_MAX_ATTEMPTS, the model and code-host variables;\n' +
+        'DOCWRIGHT_METRICS_PORT to serve GET /metrics (Prometheus) on HOST:DOCWRIGHT_METRICS_PORT.\n' +
         'On the embedded database, docwright serve already runs a worker; this command is for PostgreSQL\n' +
         '(set DOCWRIGHT_WORKER=false on the API processes to keep jobs off them).\n' +
         'Stops gracefully on SIGTERM or SIGINT: running jobs get 10 s to finish, then go back to the queue.\n\n' +
@@ -24,20 +28,33 @@ export function registerWorkerCommand(program: Command): void {
       const logger = createLogger(config.logLevel);
       const opened = await openWhenFree(config, 'worker');
       const { createJobWorker, WORKER_STOP_GRACE_MS } = await import('../job-worker.ts');
-      const worker = createJobWorker(opened.db, config, logger);
+      const metrics = createMetrics({ processMetrics: true });
+      const worker = createJobWorker(opened.db, config, logger, metrics);
+      let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
       closeOnSignals(async () => {
         try {
           await worker.stop(WORKER_STOP_GRACE_MS);
+          await metricsServer?.close();
         } finally {
           await opened.close();
         }
       }, logger);
       await worker.start();
+      if (config.metrics.workerPort !== null) {
+        addDatabaseGauges(metrics, opened.db);
+        metricsServer = await startMetricsServer({
+          metrics,
+          host: config.host,
+          port: config.metrics.workerPort,
+          token: config.metrics.token,
+        });
+      }
       logger.info(
         {
           worker: worker.id,
           concurrency: config.worker.concurrency,
           database: opened.lock ? 'pglite' : 'postgres',
+          ...(metricsServer ? { metrics: `${metricsServer.url}/metrics` } : {}),
         },
         'worker started',
       );

@@ -12,7 +12,7 @@ import type { Logger } from '../../util/logger.ts';
 import { scrubSecrets } from '../../util/logger.ts';
 import { getProject } from '../projects/service.ts';
 import { insertEvent } from './queries.ts';
-import type { JobRunner, JobRunResult } from './runner-contract.ts';
+import type { JobRunner, JobRunResult, JobUsage } from './runner-contract.ts';
 import {
   claimNextJob,
   failAbandonedJobs,
@@ -37,6 +37,13 @@ export interface WorkerOptions {
   maxAttempts: number;
   /** Fallback poll for expired leases (and missed notifications). */
   pollIntervalMs?: number;
+  /** Told each outcome this worker wrote (the metrics). */
+  observer?: JobWorkerObserver;
+}
+
+export interface JobWorkerObserver {
+  /** Called once per outcome written; not for runs that were cancelled, taken over or handed back. */
+  finished(outcome: { status: 'completed' | 'failed'; code: string | null; usage: JobUsage | null }): void;
 }
 
 interface Running {
@@ -48,7 +55,7 @@ interface Running {
 
 export class JobWorker {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  private readonly options: Required<WorkerOptions>;
+  private readonly options: Required<Omit<WorkerOptions, 'observer'>> & Pick<WorkerOptions, 'observer'>;
   private readonly running = new Map<string, Running>();
   private stopping = false;
   private started = false;
@@ -249,6 +256,11 @@ export class JobWorker {
       return;
     }
     log.info({ status: result.status }, 'job finished');
+    this.options.observer?.finished({
+      status: result.status,
+      code: result.status === 'failed' ? result.code : null,
+      usage: result.usage ?? null,
+    });
   }
 }
 

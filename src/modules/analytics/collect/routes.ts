@@ -14,6 +14,7 @@ import { selectProject } from '../../projects/queries.ts';
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
 import { classifyRecord } from '../classification/pipeline.ts';
 import { type GroupCommitOptions, GroupCommitWriter } from '../ingest/group-commit.ts';
+import type { RecordOutcomes } from '../ingest/ingest-batch.ts';
 import { collectErrors } from './errors.ts';
 import { isAllowedOrigin } from './origins.ts';
 import { AddressRateLimiter, type RateLimitOptions } from './rate-limit.ts';
@@ -25,6 +26,8 @@ export interface CollectRouteOptions {
   writerOptions?: Partial<GroupCommitOptions>;
   rateLimit?: Partial<RateLimitOptions>;
   now?: () => number;
+  /** Told what became of every view posted (the metrics). */
+  onRecords?: (outcomes: RecordOutcomes) => void;
 }
 
 export const MAX_COLLECT_BODY_BYTES = 8 * 1024;
@@ -196,7 +199,10 @@ export function registerCollectRoutes(
           },
           classification,
         );
-        if ('drop' in outcome) return reply.code(202).send({ counted: false, dropped: outcome.drop });
+        if ('drop' in outcome) {
+          options.onRecords?.({ accepted: 0, dropped: { [outcome.drop]: 1 }, rejected: 0 });
+          return reply.code(202).send({ counted: false, dropped: outcome.drop });
+        }
         await writer.submit(
           [
             {
@@ -211,6 +217,7 @@ export function registerCollectRoutes(
           ],
           1,
         );
+        options.onRecords?.({ accepted: 1, dropped: {}, rejected: 0 });
         return reply.code(202).send({ counted: true });
       },
     );

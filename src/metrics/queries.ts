@@ -1,0 +1,29 @@
+// SQL read at scrape time by the database gauges. Both statements stay cheap as the tables grow:
+// the queue reads only active jobs (the partial index jobs_active_queue), and the status count is
+// one aggregate over jobs (see docs/deployment.md for what it costs at a million jobs).
+import type { Queryable } from '../db/database.ts';
+
+export async function countJobsByStatus(db: Queryable): Promise<{ status: string; jobs: number }[]> {
+  return db.query('SELECT status, count(*)::bigint AS jobs FROM jobs GROUP BY status');
+}
+
+export interface QueueRow {
+  /** Active jobs nobody holds: never claimed, handed back, or whose holder's lease ran out. */
+  waiting: number;
+  /** Active jobs a worker holds under a live lease. */
+  running: number;
+  /** Seconds the longest-waiting of them has waited (since queued, or since its lease ran out). */
+  oldest_waiting_seconds: number | null;
+}
+
+export async function selectJobQueue(db: Queryable): Promise<QueueRow> {
+  const rows = await db.query<QueueRow>(
+    `SELECT count(*) FILTER (WHERE lease_expires_at IS NULL OR lease_expires_at < now())::bigint AS waiting,
+            count(*) FILTER (WHERE lease_expires_at >= now())::bigint AS running,
+            extract(epoch FROM now() - min(coalesce(lease_expires_at, updated_at))
+              FILTER (WHERE lease_expires_at IS NULL OR lease_expires_at < now()))::float8 AS oldest_waiting_seconds
+       FROM jobs
+      WHERE status = 'active'`,
+  );
+  return rows[0]!;
+}

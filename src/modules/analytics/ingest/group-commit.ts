@@ -7,11 +7,11 @@
 // Rules:
 // - A request is never split across transactions: it is committed whole or not at all, so a
 //   failed group can be retried by its clients without counting anything twice.
-// - At most maxConcurrentCommits groups are being committed at once (one on PGlite, which is a
-//   single session). Requests arriving while that many run form the next group, written as soon
-//   as one ends: under load the groups grow by themselves. Several concurrent commits on
-//   PostgreSQL keep its round trips and lock waits from idling the event loop; the rollup
-//   writer sorts its keys, so concurrent groups cannot deadlock.
+// - At most maxConcurrentCommits groups are being committed at once (one by default, and always
+//   one on PGlite, which is a single session). Requests arriving meanwhile form the next group,
+//   written as soon as a commit ends: under load the groups grow by themselves. On PostgreSQL
+//   more than one may run (the rollup writer sorts its keys, so concurrent groups cannot
+//   deadlock), for machines where the database has cores to spare.
 // - Pending views are bounded: past maxPendingViews a request is refused at once (503 with
 //   Retry-After) instead of queuing without bound.
 // - If the transaction fails, every request of the group gets 503 with Retry-After: never a 202
@@ -52,7 +52,10 @@ export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = {
   maxGroupViews: 20_000,
   maxPendingViews: 200_000,
   retryAfterSeconds: 1,
-  maxConcurrentCommits: 2,
+  // One: a commit's cost is mostly per distinct rollup key, so one big group writes more views
+  // per second than two half-size groups (bench/ingest.ts), and on a small machine PostgreSQL's
+  // backend and this process each keep a core.
+  maxConcurrentCommits: 1,
 };
 
 export interface GroupCommitStats {

@@ -59,6 +59,8 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
     const form = formOf(request);
     try {
       const session = await signIn(db, { email: form.email, password: form.password, clientIp: request.ip });
+      // A session this browser held before (another account) ends with the new sign-in.
+      await endSession(db, request.cookies[SESSION_COOKIE]);
       setSessionCookie(reply, ctx.cookies, session);
       return redirectAfterPost(reply, safeNextPath(form.next));
     } catch (error) {

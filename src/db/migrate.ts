@@ -25,9 +25,11 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
       return { version: Number(match[1]), name: match[2]!, sql: readFileSync(`${dir}/${file}`, 'utf8') };
     })
     .sort((a, b) => a.version - b.version);
+  // Gaps are allowed (work in parallel reserves numbers); the same number twice is not.
   migrations.forEach((m, i) => {
-    if (m.version !== i + 1)
-      throw new Error(`Migrations must be numbered 1, 2, 3...; found ${m.version} at ${i + 1}`);
+    const previous = migrations[i - 1];
+    if (previous !== undefined && previous.version === m.version)
+      throw new Error(`Two migrations have number ${m.version}: ${previous.name} and ${m.name}`);
   });
   return migrations;
 }

@@ -161,7 +161,7 @@ await forEachBackend('metrics', ({ db }) => {
 
   test('ingestion: records by outcome and drops by reason, as the answers said; group commits', async () => {
     const seeded = await seedProject(db(), { settings: { allowedOrigins: [ORIGIN] } });
-    const answers = [];
+    const answers: { accepted: number; dropped: Record<string, number>; rejected: unknown[] }[] = [];
     for (const batch of [
       [
         { path: '/guide', userAgent: CHROME },
@@ -176,7 +176,7 @@ await forEachBackend('metrics', ({ db }) => {
     ]) {
       const res = await postRecords(app, seeded.project.id, seeded.ingestKey, batch);
       assert.equal(res.statusCode, 202, res.body);
-      answers.push(res.json() as { accepted: number; dropped: Record<string, number>; rejected: unknown[] });
+      answers.push(res.json());
     }
     const collect = (path: string) =>
       app.inject({

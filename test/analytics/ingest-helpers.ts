@@ -26,6 +26,7 @@ export async function ingestTestApp(db: Database, ingest: IngestRouteOptions = {
  */
 export function controllableDatabase(real: Database) {
   let gate: Promise<void> | null = null;
+  let openGate: (() => void) | null = null;
   let failures = 0;
   let atGate = 0;
   const db: Database = {
@@ -55,14 +56,16 @@ export function controllableDatabase(real: Database) {
     /** Transactions waiting at the gate. */
     waitingAtGate: () => atGate,
     hold(): () => void {
-      let release!: () => void;
       gate = new Promise<void>((resolve) => {
-        release = resolve;
+        openGate = resolve;
       });
-      return () => {
-        gate = null;
-        release();
-      };
+      return () => this.releaseAll();
+    },
+    /** Lets every held transaction go (also in a test's finally, so closing never waits on them). */
+    releaseAll() {
+      gate = null;
+      openGate?.();
+      openGate = null;
     },
     failNextCommit() {
       failures++;

@@ -131,11 +131,13 @@ export class DocwrightNetworkError extends Error {
 
 /** waitForJob gave up after timeoutMs; lastJob is the job as last seen (null if never read). */
 export class DocwrightTimeoutError extends Error {
+  readonly jobId: string;
   readonly lastJob: Job | null;
   readonly timeoutMs: number;
-  constructor(message: string, options: { timeoutMs: number; lastJob: Job | null }) {
+  constructor(message: string, options: { jobId: string; timeoutMs: number; lastJob: Job | null }) {
     super(message);
     this.name = 'DocwrightTimeoutError';
+    this.jobId = options.jobId;
     this.timeoutMs = options.timeoutMs;
     this.lastJob = options.lastJob;
   }

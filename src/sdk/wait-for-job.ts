@@ -45,7 +45,7 @@ export async function waitForJob(
           controller.abort(
             new DocwrightTimeoutError(
               `Job ${ids.jobId} did not finish within ${timeoutMs} ms (last status: ${lastJob?.status ?? 'unknown'}).`,
-              { timeoutMs, lastJob },
+              { timeoutMs, lastJob, jobId: ids.jobId },
             ),
           );
         }, timeoutMs);
@@ -73,8 +73,10 @@ export async function waitForJob(
     let useStream = options.onEvent !== undefined;
     // The id of the last event handed to onEvent: each follow resumes after it.
     const cursor = { lastEventId: undefined as number | undefined };
+    let job = await read();
     for (;;) {
-      // With onEvent the stream comes first, also for a job that is already over: the caller then
+      if (job !== null && isFinalStatus(job.status) && !useStream) return job;
+      // With onEvent the stream is followed also for a job that is already over, so the caller
       // sees its events whether the run ended before or after this call.
       if (useStream) {
         try {
@@ -85,10 +87,12 @@ export async function waitForJob(
           else if (transientWait(error, signal) === null) throw error;
           // Transient stream trouble: read the job, then follow again from the cursor.
         }
+        job = await read();
+        if (job !== null && isFinalStatus(job.status)) return job;
+        continue;
       }
-      const job = await read();
-      if (job !== null && isFinalStatus(job.status)) return job;
-      if (job !== null && !useStream) await sleep(delays.next(), signal);
+      if (job !== null) await sleep(delays.next(), signal);
+      job = await read();
     }
   } catch (error) {
     // Our own timeout, or the caller's abort: fetch and sleep reject with the signal's reason.

@@ -272,6 +272,7 @@ await forEachBackend('typed client: events and waitForJob', ({ db }) => {
       const job = await client.createJob(projectId, { prompt: 'hold: forever' });
       const error = await rejection(client.waitForJob(projectId, job.id, { ...FAST, timeoutMs: 300 }));
       assert.ok(error instanceof DocwrightTimeoutError, String(error));
+      assert.equal(error.jobId, job.id);
       assert.equal(error.lastJob?.id, job.id);
       assert.equal(error.lastJob?.status, 'active');
       // Also while following events.
@@ -279,6 +280,7 @@ await forEachBackend('typed client: events and waitForJob', ({ db }) => {
         client.waitForJob(projectId, job.id, { ...FAST, timeoutMs: 300, onEvent: () => {} }),
       );
       assert.ok(streamed instanceof DocwrightTimeoutError, String(streamed));
+      assert.equal(streamed.lastJob?.status, 'active', 'read before following the stream');
       await client.cancelJob(projectId, job.id);
     });
 

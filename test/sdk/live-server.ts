@@ -4,7 +4,8 @@
 //   "complete ..."  emits a tool_call event and completes with a pull request link
 //   "no-change ..." completes without a pull request
 //   "fail ..."      fails with pr_failed
-//   anything else   stays active until cancelled, or until release(jobId) is called
+//   anything else   stays active until cancelled, or until release(jobId) is called (before or
+//                   after the worker reached it)
 import type { AddressInfo } from 'node:net';
 import type { Database } from '../../src/db/database.ts';
 import type { App } from '../../src/http/context.ts';
@@ -32,7 +33,7 @@ export interface LiveServerOptions {
 
 let prNumber = 0;
 
-function scriptedRunner(held: Map<string, () => void>): JobRunner {
+function scriptedRunner(held: Map<string, () => void>, released: Set<string>): JobRunner {
   return async (input: JobRunInput): Promise<JobRunResult> => {
     const prompt = input.prompts.at(-1) ?? '';
     await input.event('tool_call', { tool: 'read_file', path: 'README.md' });
@@ -55,7 +56,8 @@ function scriptedRunner(held: Map<string, () => void>): JobRunner {
     // Held: until released (completes) or aborted (cancel, shutdown).
     await new Promise<void>((resolve) => {
       held.set(input.job.id, resolve);
-      if (input.signal.aborted) resolve();
+      // Released before the worker got here: a test may release as soon as it created the job.
+      if (input.signal.aborted || released.delete(input.job.id)) resolve();
       input.signal.addEventListener('abort', () => resolve(), { once: true });
     });
     held.delete(input.job.id);
@@ -66,9 +68,10 @@ function scriptedRunner(held: Map<string, () => void>): JobRunner {
 
 export async function startLiveServer(db: Database, options: LiveServerOptions = {}): Promise<LiveServer> {
   const held = new Map<string, () => void>();
+  const released = new Set<string>();
   const worker = new JobWorker({
     db,
-    runner: scriptedRunner(held),
+    runner: scriptedRunner(held, released),
     logger: createLogger('silent'),
     concurrency: 4,
     leaseMs: 5000,
@@ -91,7 +94,9 @@ export async function startLiveServer(db: Database, options: LiveServerOptions =
     url: `http://127.0.0.1:${port}`,
     worker,
     release(jobId) {
-      held.get(jobId)?.();
+      const resolve = held.get(jobId);
+      if (resolve) resolve();
+      else released.add(jobId);
     },
     async close() {
       await worker.stop(0);

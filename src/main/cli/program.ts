@@ -4,10 +4,14 @@ import { Command } from 'commander';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { CONFIG_VARIABLES } from '../../config/config.ts';
 import { registerAgentsCommands } from './agents-command.ts';
+import { registerAgentsReportCommand } from './agents-report-command.ts';
+import { CLIENT_VARIABLES } from './client-options.ts';
 import { registerImportLogsCommand } from './import-logs-command.ts';
+import { registerJobsCommands } from './jobs-commands.ts';
 import { registerKeyCommands } from './keys-commands.ts';
 import { registerProjectCommands } from './projects-commands.ts';
 import { registerMigrateCommand, registerServeCommand } from './serve-command.ts';
+import { registerViewsCommand } from './views-command.ts';
 import { registerWorkerCommand } from './worker-command.ts';
 
 export function buildProgram(): Command {
@@ -21,6 +25,10 @@ export function buildProgram(): Command {
       'after',
       `\nEnvironment variables (read once at start):\n${Object.entries(CONFIG_VARIABLES)
         .map(([name, text]) => `  ${name.padEnd(29)}${text}`)
+        .join('\n')}\n\nRead by the client commands (jobs, views, agents-report) only:\n${Object.entries(
+        CLIENT_VARIABLES,
+      )
+        .map(([name, text]) => `  ${name.padEnd(29)}${text}`)
         .join('\n')}\n\nEvery command with examples: docs/cli.md`,
     );
 
@@ -31,8 +39,11 @@ export function buildProgram(): Command {
   registerKeyCommands(program);
   registerImportLogsCommand(program);
   registerAgentsCommands(program);
-  // Commands that later work adds register here, one file each under src/main/cli/:
-  //   jobs ..., views.
+  // Client commands: they talk to a server over HTTP with the typed client (src/sdk).
+  registerJobsCommands(program);
+  registerViewsCommand(program);
+  registerAgentsReportCommand(program);
+  // Commands that later work adds register here, one file each under src/main/cli/.
   // If they touch the database, write their handlers under src/main/commands/ and list them in
   // src/main/commands/registry.ts so they also work while `docwright serve` holds the data directory.
 

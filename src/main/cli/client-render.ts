@@ -1,0 +1,119 @@
+// Text for people from the client commands' results: jobs, job lists, and the analytics exports.
+// Scripts use --json instead; nothing here is meant to be parsed.
+import type { Job, JobEvent, MergedAgentReport, MergedViewsReport } from '../../sdk/index.ts';
+import { table } from './output.ts';
+
+export function renderJob(job: Job): string {
+  const lines = [`${job.id}  ${job.status}`, `  prompt:        ${oneLine(job.prompt, 200)}`];
+  lines.push(`  repository:    ${job.source.repository} (branch ${job.source.ref})`);
+  lines.push(`  model:         ${job.model || '(none configured)'}`);
+  lines.push(`  pull request:  ${pullRequestText(job)}`);
+  if (job.branch) lines.push(`  branch:        ${job.branch}`);
+  if (job.summary) lines.push(`  summary:       ${oneLine(job.summary, 500)}`);
+  if (job.error) lines.push(`  error:         ${job.error.code}: ${job.error.message}`);
+  if (job.usage) {
+    lines.push(
+      `  usage:         ${job.usage.steps} steps, ${job.usage.inputTokens} input + ${job.usage.outputTokens} output tokens`,
+    );
+  }
+  lines.push(`  created:       ${job.createdAt}`);
+  if (job.completedAt) lines.push(`  ended:         ${job.completedAt}`);
+  if (job.archivedAt) lines.push(`  archived:      ${job.archivedAt}`);
+  return lines.join('\n');
+}
+
+function pullRequestText(job: Job): string {
+  if (job.prLink) return job.prLink;
+  if (job.status === 'active') return '(not yet)';
+  if (job.status === 'completed') return '(none: no files changed)';
+  return '(none)';
+}
+
+export function renderJobList(jobs: Job[], more: boolean): string {
+  if (jobs.length === 0)
+    return 'No jobs. Start one with: docwright jobs create "Fix the typo in the install guide"';
+  const text = table(
+    ['ID', 'STATUS', 'CREATED', 'PULL REQUEST', 'PROMPT'],
+    jobs.map((j) => [j.id, j.status, j.createdAt, j.prLink ?? '-', oneLine(j.prompt, 60)]),
+  );
+  return more ? `${text}\n(more jobs: raise --limit, or --all)` : text;
+}
+
+/** The last line of a --wait: what became of the job. */
+export function renderOutcome(job: Job): string {
+  if (job.status === 'failed')
+    return `Job ${job.id} failed (${job.error?.code ?? 'unknown'}): ${job.error?.message ?? ''}`;
+  if (job.status === 'archived')
+    return `Job ${job.id} is archived.${job.prLink ? ` Pull request: ${job.prLink}` : ''}`;
+  if (job.prLink) return `Job ${job.id} completed. Pull request: ${job.prLink}`;
+  return `Job ${job.id} completed without changing any file (no pull request).`;
+}
+
+/** A short account of one job event for the progress line. */
+export function describeEvent(event: JobEvent): string {
+  const d = event.data as Record<string, unknown>;
+  const text = (key: string) =>
+    typeof d[key] === 'string' || typeof d[key] === 'number' ? String(d[key]) : '';
+  switch (event.type) {
+    case 'created':
+      return 'queued';
+    case 'started':
+      return `started${text('attempt') && text('attempt') !== '1' ? ` (attempt ${text('attempt')})` : ''}`;
+    case 'tool_call':
+      return `${text('tool') || 'tool'} ${text('path')}`.trim();
+    case 'step':
+      return `step ${text('step') || text('index')}`.trim();
+    case 'pull_request':
+      return `pull request ${text('url')}`.trim();
+    case 'failed':
+      return `failed: ${text('code')}`;
+    case 'message':
+      return 'follow-up received';
+    default:
+      return event.type.replaceAll('_', ' ');
+  }
+}
+
+const count = (n: number) => String(n);
+
+/** Numbers right-aligned in their columns. */
+function alignNumbers(rows: string[][], headers: string[], numeric: number[]): string[][] {
+  const widths = numeric.map((c) => Math.max(headers[c]!.length, ...rows.map((r) => r[c]!.length)));
+  return rows.map((row) =>
+    row.map((cell, c) => (numeric.includes(c) ? cell.padStart(widths[numeric.indexOf(c)]!) : cell)),
+  );
+}
+
+function rangeText(range: { from: string | null; to: string | null }): string {
+  return `${range.from ?? 'the beginning'} to ${range.to ?? 'now'}`;
+}
+
+export function renderViews(report: MergedViewsReport): string {
+  const { totals } = report;
+  const head = `Page views from ${rangeText(report.range)}: ${totals.total} (human ${totals.human}, AI ${totals.ai}) on ${report.views.length} pages`;
+  if (report.views.length === 0) return `${head}\nNo page views in this range.`;
+  const headers = ['PATH', 'HUMAN', 'AI', 'TOTAL'];
+  const rows = report.views.map((v) => [v.path, count(v.human), count(v.ai), count(v.total)]);
+  return `${head}\n\n${table(headers, alignNumbers(rows, headers, [1, 2, 3]))}`;
+}
+
+export function renderAgents(report: MergedAgentReport): string {
+  const { totals } = report;
+  const head = `AI-agent views from ${rangeText(report.range)}: ${totals.total} (verified ${totals.verified}, unverified ${totals.unverified}) by ${report.agents.length} agents`;
+  if (report.agents.length === 0) return `${head}\nNo AI-agent views in this range.`;
+  const headers = ['AGENT', 'OPERATOR', 'CATEGORY', 'VERIFIED', 'UNVERIFIED', 'TOTAL'];
+  const rows = report.agents.map((a) => [
+    a.agent,
+    a.operator ?? '-',
+    a.category ?? '-',
+    count(a.verified),
+    count(a.unverified),
+    count(a.total),
+  ]);
+  return `${head}\n\n${table(headers, alignNumbers(rows, headers, [3, 4, 5]))}`;
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

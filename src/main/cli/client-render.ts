@@ -76,12 +76,13 @@ export function describeEvent(event: JobEvent): string {
 
 const count = (n: number) => String(n);
 
-/** Numbers right-aligned in their columns. */
-function alignNumbers(rows: string[][], headers: string[], numeric: number[]): string[][] {
-  const widths = numeric.map((c) => Math.max(headers[c]!.length, ...rows.map((r) => r[c]!.length)));
-  return rows.map((row) =>
-    row.map((cell, c) => (numeric.includes(c) ? cell.padStart(widths[numeric.indexOf(c)]!) : cell)),
-  );
+/** A table whose numeric columns (and their headers) are right-aligned. */
+function numericTable(headers: string[], rows: string[][], numeric: number[]): string {
+  const width = (c: number) => Math.max(headers[c]!.length, ...rows.map((r) => r[c]!.length));
+  const widths = headers.map((_, c) => (numeric.includes(c) ? width(c) : 0));
+  const align = (cells: string[]) =>
+    cells.map((cell, c) => (numeric.includes(c) ? cell.padStart(widths[c]!) : cell));
+  return table(align(headers), rows.map(align));
 }
 
 function rangeText(range: { from: string | null; to: string | null }): string {
@@ -94,7 +95,7 @@ export function renderViews(report: MergedViewsReport): string {
   if (report.views.length === 0) return `${head}\nNo page views in this range.`;
   const headers = ['PATH', 'HUMAN', 'AI', 'TOTAL'];
   const rows = report.views.map((v) => [v.path, count(v.human), count(v.ai), count(v.total)]);
-  return `${head}\n\n${table(headers, alignNumbers(rows, headers, [1, 2, 3]))}`;
+  return `${head}\n\n${numericTable(headers, rows, [1, 2, 3])}`;
 }
 
 export function renderAgents(report: MergedAgentReport): string {
@@ -110,7 +111,7 @@ export function renderAgents(report: MergedAgentReport): string {
     count(a.unverified),
     count(a.total),
   ]);
-  return `${head}\n\n${table(headers, alignNumbers(rows, headers, [3, 4, 5]))}`;
+  return `${head}\n\n${numericTable(headers, rows, [3, 4, 5])}`;
 }
 
 function oneLine(text: string, max: number): string {

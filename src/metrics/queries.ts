@@ -1,6 +1,6 @@
-// SQL read at scrape time by the database gauges. Both statements stay cheap as the tables grow:
-// the queue reads only active jobs (the partial index jobs_active_queue), and the status count is
-// one aggregate over jobs (see docs/deployment.md for what it costs at a million jobs).
+// SQL read at scrape time by the database gauges (database-gauges.ts says how often). The queue
+// reads only active jobs, through the partial index jobs_active_queue; the status count is one
+// aggregate over all jobs, which grows with the table (docs/deployment.md, "Metrics").
 import type { Queryable } from '../db/database.ts';
 
 export async function countJobsByStatus(db: Queryable): Promise<{ status: string; jobs: number }[]> {

@@ -131,12 +131,23 @@ await forEachBackend('metrics', ({ db }) => {
     const oldest = first.value('docwright_job_queue_oldest_waiting_seconds')!;
     assert.ok(oldest >= 3600 && oldest < 3600 + 600, `oldest waiting ${oldest} s`);
 
-    // Within the cache lifetime a scrape reuses the snapshot; after it, the database is read again.
+    // The queue is read again after 5 s; the count over all jobs only after 60 s.
     await db().query(`UPDATE jobs SET status = 'archived' WHERE id = $1`, [ids[1]]);
+    await db().query(
+      `UPDATE jobs SET lease_owner = 'w', lease_expires_at = now() + interval '1 minute' WHERE id = $1`,
+      [ids[4]],
+    );
     clock += 4000;
-    assert.equal((await read()).value('docwright_jobs', { status: 'archived' }), 0);
+    let again = await read();
+    assert.equal(again.value('docwright_job_queue_depth', { state: 'running' }), 1);
     clock += 2000;
-    assert.equal((await read()).value('docwright_jobs', { status: 'archived' }), 1);
+    again = await read();
+    assert.equal(again.value('docwright_job_queue_depth', { state: 'running' }), 2);
+    assert.equal(again.value('docwright_jobs', { status: 'archived' }), 0);
+    clock += 55_000;
+    again = await read();
+    assert.equal(again.value('docwright_jobs', { status: 'archived' }), 1);
+    assert.equal(again.value('docwright_jobs', { status: 'completed' }), countOf('completed'));
   });
 
   test('a database that does not answer: database_up 0 and no job gauges, not a failed scrape', async () => {

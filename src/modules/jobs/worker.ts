@@ -167,11 +167,22 @@ export class JobWorker {
   private launch(job: Awaited<ReturnType<typeof claimNextJob>> & object): void {
     const controller = new AbortController();
     const run: Running = { controller, done: Promise.resolve(), abortReason: null };
+    // This worker may still be running an earlier try of the same job whose lease ran out before
+    // a heartbeat got through (our claim proves it is lost). That try is stopped, and this one
+    // starts once it has ended: two tries of a job never share its worktree, and the map keeps
+    // one entry per job that stop() can wait on.
+    const previous = this.running.get(job.id);
+    if (previous && previous.abortReason === null) {
+      previous.abortReason = 'lease_lost';
+      previous.controller.abort(new Error('job taken again after its lease ran out'));
+    }
     this.running.set(job.id, run);
-    run.done = this.execute(job, run).finally(() => {
-      this.running.delete(job.id);
-      this.nudge();
-    });
+    run.done = (previous?.done ?? Promise.resolve())
+      .then(() => this.execute(job, run))
+      .finally(() => {
+        if (this.running.get(job.id) === run) this.running.delete(job.id);
+        this.nudge();
+      });
   }
 
   private async execute(job: Awaited<ReturnType<typeof claimNextJob>> & object, run: Running): Promise<void> {

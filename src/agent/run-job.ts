@@ -133,7 +133,9 @@ async function runJob(
       paths: toolbox.changedPaths(),
     });
     if (commit.committed) await input.event('committed', { commit: commit.commit });
-    if ((await workspace.commitsAhead()) === 0) {
+    // A commit just made puts the branch ahead of its base; only a run that committed nothing asks
+    // git, because a follow-up or a retry may still carry earlier commits to publish.
+    if (!commit.committed && (await workspace.commitsAhead()) === 0) {
       if (BOUNDS.includes(outcome.stoppedBy) && outcome.stoppedBy !== 'no_more_tool_calls') {
         return {
           status: 'failed',

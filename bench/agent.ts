@@ -56,6 +56,8 @@ const { values: args } = parseArgs({
     jobs: { type: 'string', default: '30' },
     first: { type: 'string', default: '3' },
     database: { type: 'string', default: 'pglite' },
+    /** Print the timeline of the last job: git commands, events, model requests. */
+    trace: { type: 'boolean', default: false },
   },
 });
 const FILES = Number(args.files);
@@ -87,7 +89,7 @@ function pagePath(i: number): string {
 
 /** git as the workspace runs it, with each command's duration recorded. */
 class TimedGitRunner extends GitRunner {
-  readonly calls: { at: number; command: string; ms: number }[] = [];
+  readonly calls: { at: number; command: string; ms: number; args: readonly string[] }[] = [];
   override async run(args: readonly string[], options: GitRunOptions) {
     const start = performance.now();
     try {
@@ -95,7 +97,7 @@ class TimedGitRunner extends GitRunner {
     } finally {
       const sub = args.find((a) => !a.startsWith('-')) ?? '?';
       const command = sub === 'worktree' ? `worktree ${args[args.indexOf('worktree') + 1]}` : sub;
-      this.calls.push({ at: Date.now(), command, ms: performance.now() - start });
+      this.calls.push({ at: Date.now(), command, ms: performance.now() - start, args });
     }
   }
 }
@@ -119,11 +121,17 @@ async function openDatabase(kind: string): Promise<{ db: Database; close: () => 
 }
 
 interface JobSample {
+  id: string;
+  start: number;
+  end: number;
   total: number;
   model: number;
   overhead: number;
   pickup: number;
+  /** Create → the worker's 'started' event: the queue's part of the pickup. */
+  claim: number;
   git: Map<string, number>;
+  counts: Map<string, number>;
 }
 
 async function main() {
@@ -274,16 +282,27 @@ async function main() {
       const requests = answered.filter((a) => a.receivedAt >= start && a.receivedAt <= end);
       const model = requests.reduce((sum, a) => sum + (a.answeredAt - a.receivedAt), 0);
       const git = new Map<string, number>();
+      const counts = new Map<string, number>();
       for (const call of gitRunner.calls) {
         if (call.at < start || call.at > end) continue;
         git.set(call.command, (git.get(call.command) ?? 0) + call.ms);
+        counts.set(call.command, (counts.get(call.command) ?? 0) + 1);
       }
+      const [started] = await db.query<{ created_at: Date }>(
+        "SELECT created_at FROM job_events WHERE job_id = $1 AND type = 'started' ORDER BY id LIMIT 1",
+        [id],
+      );
       return {
+        id,
+        start,
+        end,
         total: end - start,
         model,
         overhead: end - start - model,
         pickup: (requests[0]?.receivedAt ?? end) - start,
+        claim: (started?.created_at.getTime() ?? end) - start,
         git,
+        counts,
       };
     };
     let plainCounter = 0;
@@ -324,7 +343,9 @@ async function main() {
       const parts = [...commands]
         .map((c) => ({ c, ms: median(samples.map((s) => s.git.get(c) ?? 0)) }))
         .sort((a, b) => b.ms - a.ms)
-        .map(({ c, ms }) => `${c} ${Math.round(ms)} ms`);
+        .map(
+          ({ c, ms }) => `${c} ${Math.round(ms)} ms (${median(samples.map((s) => s.counts.get(c) ?? 0))}×)`,
+        );
       const gitTotal = median(samples.map((s) => [...s.git.values()].reduce((a, b) => a + b, 0)));
       log(
         `profile: ${label} (median of ${samples.length}): total ${Math.round(median(samples.map((s) => s.total)))} ms, model ${Math.round(median(samples.map((s) => s.model)))} ms, git ${Math.round(gitTotal)} ms: ${parts.join(', ')}`,
@@ -332,6 +353,25 @@ async function main() {
     };
     profile('first job', first);
     profile('later job', later);
+    if (args.trace) {
+      const last = later.at(-1)!;
+      const lines: [number, string][] = [];
+      for (const call of gitRunner.calls) {
+        if (call.at < last.start || call.at > last.end) continue;
+        lines.push([call.at - call.ms, `git ${call.args.join(' ')} (${Math.round(call.ms)} ms)`]);
+      }
+      for (const a of answered) {
+        if (a.receivedAt >= last.start && a.receivedAt <= last.end)
+          lines.push([a.receivedAt, 'model request']);
+      }
+      const events = await db.query<{ type: string; created_at: Date }>(
+        'SELECT type, created_at FROM job_events WHERE job_id = $1 ORDER BY id',
+        [last.id],
+      );
+      for (const e of events) lines.push([e.created_at.getTime(), `event ${e.type}`]);
+      lines.sort((a, b) => a[0] - b[0]);
+      for (const [at, text] of lines) log(`trace: +${Math.round(at - last.start)} ms ${text}`);
+    }
 
     const firstOverhead = median(first.map((s) => s.overhead));
     const laterOverhead = median(later.map((s) => s.overhead));
@@ -341,6 +381,9 @@ async function main() {
     log(figureLine(`agent_later_job_overhead_${db_}`, laterOverhead, 'ms', baseline));
     log(figureLine(`agent_pickup_p50_${db_}`, percentile(pickups, 50), 'ms', null));
     log(figureLine(`agent_pickup_p99_${db_}`, percentile(pickups, 99), 'ms', null));
+    const claims = later.map((s) => s.claim);
+    log(figureLine(`agent_claim_p50_${db_}`, percentile(claims, 50), 'ms', null));
+    log(figureLine(`agent_claim_p99_${db_}`, percentile(claims, 99), 'ms', null));
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     await rm(root, { recursive: true, force: true });

@@ -202,7 +202,11 @@ await forEachBackend('agent jobs that go wrong, end to end (GitHub)', ({ db }) =
         "UPDATE jobs SET lease_owner = 'dead-host:1:000000', lease_expires_at = now() - interval '1 second' WHERE id = $1",
         [input.job.id],
       );
-      await new Promise<void>((resolve) => input.signal.addEventListener('abort', () => resolve()));
+      // The heartbeat may have noticed before this line: an abort that already happened counts.
+      await new Promise<void>((resolve) => {
+        if (input.signal.aborted) resolve();
+        else input.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
       return result;
     };
     scriptDocsEdit(h.llm, 'Retry-safe change');

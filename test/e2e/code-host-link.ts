@@ -59,10 +59,14 @@ export async function startCodeHostLink(options: {
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    try {
-      for (const branch of await branchesOf(options.bareRepository)) options.addBranch(branch);
-    } catch {
-      // A repository being written to may list nothing for an instant; the request still goes on.
+    // Only writes (opening or updating a pull request) depend on which branches exist; reads skip
+    // the listing, which costs a git process per request.
+    if (req.method !== 'GET') {
+      try {
+        for (const branch of await branchesOf(options.bareRepository)) options.addBranch(branch);
+      } catch {
+        // A repository being written to may list nothing for an instant; the request still goes on.
+      }
     }
     const path = (req.url ?? '/').split('?')[0]!;
     const hold =

@@ -218,12 +218,8 @@ export class GroupCommitWriter {
         views,
       });
     try {
-      await this.#db.transaction((tx) =>
-        recordPageViewsIn(
-          tx,
-          group.flatMap((s) => s.rows),
-        ),
-      );
+      const rows = mergeRows(group);
+      await this.#db.transaction((tx) => recordPageViewsIn(tx, rows));
     } catch (error) {
       this.#stats.failedCommits++;
       report(false);
@@ -241,4 +237,24 @@ export class GroupCommitWriter {
     this.#stats.committedViews += views;
     for (const submission of group) submission.resolve();
   }
+}
+
+/**
+ * The group's rows summed per rollup key. recordPageViewsIn sums them too, but its key is built
+ * with JSON.stringify for any input, which costs several times more per row on the event loop;
+ * rows here come from ingest-batch.ts, whose fields hold no NUL, so NUL can separate the key's
+ * parts. The group's requests share most keys (popular pages), so this leaves far fewer rows.
+ */
+function mergeRows(group: readonly Submission[]): PageViewCount[] {
+  if (group.length === 1) return [...group[0]!.rows];
+  const merged = new Map<string, PageViewCount>();
+  for (const submission of group) {
+    for (const row of submission.rows) {
+      const key = `${row.projectId}\0${row.hour.getTime()}\0${row.trafficClass}\0${row.agent ?? ''}\0${row.verification ?? ''}\0${row.path}`;
+      const existing = merged.get(key);
+      if (existing) existing.views += row.views;
+      else merged.set(key, { ...row });
+    }
+  }
+  return [...merged.values()];
 }

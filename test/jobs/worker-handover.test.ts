@@ -1,7 +1,10 @@
-// A worker whose heartbeats fail (a database hiccup longer than the lease) loses its job's lease
-// while the run is still going, and may claim the same job again itself. The new try must not run
-// beside the old one (they would share the job's worktree), the old one must be stopped, and
-// stop() must wait for both: a run the worker forgot would keep going after shutdown.
+// How a job passes from one try to the next.
+// - A worker whose heartbeats fail (a database hiccup longer than the lease) loses its job's lease
+//   while the run is still going, and may claim the same job again itself. The new try must not run
+//   beside the old one (they would share the job's worktree), the old one must be stopped, and
+//   stop() must wait for both: a run the worker forgot would keep going after shutdown.
+// - A worker shutting down gives its job back, and a worker already running elsewhere takes it
+//   at once (notified), not at its next poll.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { Database, Queryable } from '../../src/db/database.ts';
@@ -42,9 +45,13 @@ function untilAbortedOr(signal: AbortSignal, ms: number): Promise<'aborted' | 't
   });
 }
 
-await forEachBackend('job worker taking its own job again', ({ db }) => {
+await forEachBackend('job worker hand-overs', ({ db }) => {
   let worker: JobWorker | undefined;
-  after(() => worker?.stop(0));
+  let other: JobWorker | undefined;
+  after(async () => {
+    await worker?.stop(0);
+    await other?.stop(0);
+  });
 
   test('the old try is stopped first, the tries never overlap, and stop() waits for them', {
     timeout: 30_000,
@@ -103,5 +110,62 @@ await forEachBackend('job worker taking its own job again', ({ db }) => {
     assert.equal(firstTry.ended, 'aborted', 'the first try was told to stop when the job was taken again');
     assert.equal(mostAtOnce, 1, 'the two tries never ran at the same time');
     assert.equal(active, 0, 'stop() returned with no run still going');
+  });
+
+  test('a job given back at shutdown is taken at once by a worker that is already running', {
+    timeout: 30_000,
+  }, async () => {
+    const { project } = await seedProject(db());
+    const options = {
+      logger: createLogger('silent'),
+      concurrency: 1,
+      leaseMs: 3000,
+      maxAttempts: 3,
+      // Far longer than the test: only a notification can start the job on the other worker.
+      pollIntervalMs: 600_000,
+    };
+    let holding = false;
+    const stopping = new JobWorker({
+      ...options,
+      db: db(),
+      runner: async ({ signal }) => {
+        holding = true;
+        await untilAbortedOr(signal, 20_000);
+        return { status: 'failed', code: 'internal_error', message: 'stopped' };
+      },
+    });
+    await stopping.start();
+    const { job } = await createJob(
+      db(),
+      { jobRateLimitPerHour: 100, defaultModel: 'openai:gpt-test' },
+      { projectId: project.id, prompt: 'Hand me over', idempotencyKey: null },
+    );
+    stopping.nudge();
+    while (!holding) await new Promise((r) => setTimeout(r, 20));
+    // The other worker starts while the job is held, so its start-up look finds nothing.
+    const taken: number[] = [];
+    other = new JobWorker({
+      ...options,
+      db: db(),
+      runner: async (input) => {
+        taken.push(input.attempt);
+        return {
+          status: 'completed',
+          prLink: null,
+          branch: null,
+          summary: 'taken over',
+          stopReason: 'finish',
+          usage: null,
+        };
+      },
+    });
+    await other.start();
+    await stopping.stop(0);
+    const deadline = Date.now() + 10_000;
+    while ((await getJob(db(), project.id, job.id)).status === 'active' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal((await getJob(db(), project.id, job.id)).summary, 'taken over');
+    assert.deepEqual(taken, [1], 'the released try did not count');
   });
 });

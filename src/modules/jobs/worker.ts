@@ -11,7 +11,7 @@ import type { Database } from '../../db/database.ts';
 import type { Logger } from '../../util/logger.ts';
 import { scrubSecrets } from '../../util/logger.ts';
 import { getProject } from '../projects/service.ts';
-import { insertEvent } from './queries.ts';
+import { insertEvent, notifyJobQueued } from './queries.ts';
 import type { JobRunner, JobRunResult, JobUsage } from './runner-contract.ts';
 import {
   claimNextJob,
@@ -231,7 +231,11 @@ export class JobWorker {
 
     if (run.abortReason === 'shutdown') {
       const released = await releaseJob(db, job.id, this.id).catch(() => false);
-      if (released) await insertEvent(db, job.id, 'released', { reason: 'worker shutdown' }).catch(() => {});
+      if (released) {
+        await insertEvent(db, job.id, 'released', { reason: 'worker shutdown' }).catch(() => {});
+        // Wakes the other workers now; they would otherwise see it only at their next poll.
+        await notifyJobQueued(db, job.id).catch(() => {});
+      }
       log.info({ released }, 'job released at shutdown');
       return;
     }

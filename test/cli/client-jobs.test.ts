@@ -256,6 +256,30 @@ describe('errors', () => {
   });
 });
 
+test('Ctrl-C while waiting stops the wait (exit 130), not the job', async () => {
+  const created = json(await cli(['jobs', 'create', 'hold: interrupted wait', '--json']));
+  const child = spawn(process.execPath, [CLI, 'jobs', 'wait', created.id], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  const progressed = new Promise<void>((resolve) =>
+    child.stderr.on('data', (t: string) => {
+      stderr += t;
+      if (/: started$/m.test(stderr)) resolve();
+    }),
+  );
+  const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+  await progressed;
+  child.kill('SIGINT');
+  assert.equal(await closed, 130, stderr);
+  assert.match(stderr, new RegExp(`Stopped waiting; job ${created.id} goes on`));
+  const job = json(await cli(['jobs', 'get', created.id, '--json']));
+  assert.equal(job.status, 'active', 'the job itself was not touched');
+  await cli(['jobs', 'cancel', created.id]);
+});
+
 test('every jobs command has help with examples', async () => {
   for (const command of ['create', 'get', 'list', 'wait', 'message', 'cancel', 'archive']) {
     const result = await cli(['jobs', command, '--help']);

@@ -2,6 +2,7 @@
 
 import { agentsToCsv, viewsToCsv } from './csv.ts';
 import { type StreamJobEventsOptions, streamJobEvents } from './job-events.ts';
+import { csvPages, offsetPages, type PagingOptions } from './paging.ts';
 import { type FetchLike, type RequestSpec, Transport } from './transport.ts';
 import type {
   AgentReport,
@@ -63,12 +64,8 @@ export interface ViewsOptions extends CallOptions {
   offset?: number;
 }
 
-export interface AllViewsOptions extends CallOptions {
-  dateFrom?: string;
-  dateTo?: string;
-  /** Paths per request, 1 to 250 (default 250). */
-  pageSize?: number;
-}
+/** Date range and page size of the every-page calls (allViews, viewsReport, viewsCsv, agents...). */
+export type AllViewsOptions = PagingOptions;
 
 /** Every page of the export merged: the totals, every row, and the hours counted. */
 export type MergedViewsReport = Omit<PageViewReport, 'hasMore'>;
@@ -217,7 +214,7 @@ export class DocwrightClient {
     projectId: string,
     options: AllViewsOptions = {},
   ): AsyncGenerator<PageViewReport, void, undefined> {
-    return this.#pages(
+    return offsetPages(
       (page) => this.views(projectId, page),
       options,
       (r) => r.views.length,
@@ -244,11 +241,16 @@ export class DocwrightClient {
 
   /** The whole page-view export as one CSV document (header once), from the server's CSV pages. */
   viewsCsv(projectId: string, options: AllViewsOptions = {}): Promise<string> {
-    return this.#csv(projectId, 'views', options, (page: PageViewReport) => ({
-      csv: viewsToCsv(page.views),
-      rows: page.views.length,
-      hasMore: page.hasMore,
-    }));
+    return csvPages(
+      this.#transport,
+      (page) => this.#rangeRequest(projectId, 'views', page),
+      options,
+      (page: PageViewReport) => ({
+        csv: viewsToCsv(page.views),
+        rows: page.views.length,
+        hasMore: page.hasMore,
+      }),
+    );
   }
 
   /** One page of GET /v1/analytics/{projectId}/agents: AI views per agent, verified and unverified. */
@@ -258,7 +260,7 @@ export class DocwrightClient {
 
   /** Every page of the agents export. */
   agentPages(projectId: string, options: AllViewsOptions = {}): AsyncGenerator<AgentReport, void, undefined> {
-    return this.#pages(
+    return offsetPages(
       (page) => this.agents(projectId, page),
       options,
       (r) => r.agents.length,
@@ -285,11 +287,16 @@ export class DocwrightClient {
 
   /** The whole agents export as one CSV document (header once). */
   agentsCsv(projectId: string, options: AllViewsOptions = {}): Promise<string> {
-    return this.#csv(projectId, 'agents', options, (page: AgentReport) => ({
-      csv: agentsToCsv(page.agents),
-      rows: page.agents.length,
-      hasMore: page.hasMore,
-    }));
+    return csvPages(
+      this.#transport,
+      (page) => this.#rangeRequest(projectId, 'agents', page),
+      options,
+      (page: AgentReport) => ({
+        csv: agentsToCsv(page.agents),
+        rows: page.agents.length,
+        hasMore: page.hasMore,
+      }),
+    );
   }
 
   /** GET /v1/analytics/{projectId}/timeseries: human, AI and bot views per hour or day. */
@@ -314,67 +321,5 @@ export class DocwrightClient {
       },
       signal: options.signal,
     };
-  }
-
-  /** Pages of an offset-paged export: offset += limit while hasMore (and the page had rows). */
-  async *#pages<P extends { hasMore: boolean }>(
-    fetchPage: (page: ViewsOptions) => Promise<P>,
-    options: AllViewsOptions,
-    rowsOf: (page: P) => number,
-  ): AsyncGenerator<P, void, undefined> {
-    const limit = options.pageSize ?? 250;
-    let offset = 0;
-    for (;;) {
-      const page = await fetchPage({
-        limit,
-        offset,
-        ...(options.dateFrom === undefined ? {} : { dateFrom: options.dateFrom }),
-        ...(options.dateTo === undefined ? {} : { dateTo: options.dateTo }),
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      yield page;
-      // An empty page that still claims more would loop for ever: stop there.
-      if (!page.hasMore || rowsOf(page) === 0) return;
-      offset += limit;
-    }
-  }
-
-  /**
-   * Every page as CSV (Accept: text/csv), joined under one header; the next page exists while the
-   * answer links to it (Link rel="next"). A server that answers JSON instead (one without the CSV
-   * export) gets its pages written as CSV here, by the same rules.
-   */
-  async #csv<P extends { hasMore: boolean }>(
-    projectId: string,
-    report: 'views' | 'agents',
-    options: AllViewsOptions,
-    fromJson: (page: P) => { csv: string; rows: number; hasMore: boolean },
-  ): Promise<string> {
-    const limit = options.pageSize ?? 250;
-    let out = '';
-    for (let offset = 0; ; offset += limit) {
-      const spec = this.#rangeRequest(projectId, report, {
-        ...(options.dateFrom === undefined ? {} : { dateFrom: options.dateFrom }),
-        ...(options.dateTo === undefined ? {} : { dateTo: options.dateTo }),
-        limit,
-        offset,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      const response = await this.#transport.send({
-        ...spec,
-        headers: { accept: 'text/csv, application/json;q=0.5' },
-      });
-      const text = await response.text();
-      let page: { csv: string; rows: number; hasMore: boolean };
-      if ((response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/csv')) {
-        const lines = text.split('\r\n').length - 2; // header and the empty string after the last CRLF
-        page = { csv: text, rows: lines, hasMore: /rel="?next"?/.test(response.headers.get('link') ?? '') };
-      } else {
-        page = fromJson(JSON.parse(text) as P);
-      }
-      // Keep the header of the first page only.
-      out += offset === 0 ? page.csv : page.csv.slice(page.csv.indexOf('\r\n') + 2);
-      if (!page.hasMore || page.rows <= 0) return out;
-    }
   }
 }

@@ -83,20 +83,28 @@ export class Transport {
     throw await errorFromResponse(response, spec.method, path);
   }
 
+  /** send() and read the whole body as text. */
+  async text(spec: RequestSpec): Promise<{ response: Response; text: string }> {
+    const response = await this.send(spec);
+    try {
+      return { response, text: await response.text() };
+    } catch (error) {
+      throw networkOrAbort(error, spec.signal, spec.method, this.pathOf(spec), this.baseUrl);
+    }
+  }
+
   /** send() and parse the JSON body. */
   async json<T>(spec: RequestSpec): Promise<T> {
-    const response = await this.send(spec);
-    const path = this.pathOf(spec);
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (error) {
-      throw networkOrAbort(error, spec.signal, spec.method, path, this.baseUrl);
-    }
+    const { response, text } = await this.text(spec);
+    return this.parseJson<T>(text, response, spec);
+  }
+
+  /** The body as JSON; an answer that is not JSON is an unexpected_response error. */
+  parseJson<T>(text: string, response: Response, spec: RequestSpec): T {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw unexpected(response, spec.method, path, `the answer is not JSON: ${snippet(text)}`);
+      throw unexpected(response, spec.method, this.pathOf(spec), `the answer is not JSON: ${snippet(text)}`);
     }
   }
 }

@@ -2,6 +2,7 @@
 // mistakes get a 4xx naming what was wrong; anything unexpected is logged in full and answered
 // with a 500 that carries no internals.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { AppError, type ErrorDetail } from '../errors/app-error.ts';
 import { scrubSecrets } from '../util/logger.ts';
 import type { App } from './context.ts';
@@ -13,6 +14,9 @@ export interface ErrorBody {
   details?: ErrorDetail[];
   requestId: string;
 }
+
+/** What a client is told to wait while the database is unreachable (it recovers on its own). */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 const LOCATION_NAMES: Record<string, string> = {
   querystring: 'query',
@@ -61,6 +65,12 @@ function toAppError(error: FastifyError, request: FastifyRequest): AppError {
   }
   if (error instanceof SyntaxError && error.statusCode === 400) {
     return httpErrors.invalid_json(`The body is not valid JSON: ${scrubSecrets(error.message)}`);
+  }
+  if (isDatabaseUnavailable(error)) {
+    return httpErrors.database_unavailable(
+      `The database cannot be reached right now; retry after ${DATABASE_RETRY_AFTER_SECONDS} s.`,
+      { headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }, cause: error },
+    );
   }
   const status = error.statusCode ?? 500;
   if (status === 413) return httpErrors.body_too_large('The request body is too large.');

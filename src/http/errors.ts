@@ -54,5 +54,9 @@ export const httpErrors = defineErrors({
     description:
       'An unexpected fault on the server; the body carries only the requestId to quote in a report.',
   },
-  database_unavailable: { status: 503, description: 'The database cannot be reached (from /readyz).' },
+  database_unavailable: {
+    status: 503,
+    description:
+      'The database cannot be reached: from /readyz, and from any request that needs it while it is down (with Retry-After).',
+  },
 });

@@ -3,12 +3,14 @@
 // answers 200 again from the same process: the pg pool drops its dead connections and opens new
 // ones, no restart needed. Two ways of breaking: connections reset and refused (the server went
 // away), and connections that stall silently (a partition), with more probes than the pool has
-// connections, so a probe can never hang on a pool emptied by stuck ones.
+// connections, so a probe can never hang on a pool emptied by stuck ones. Meanwhile any request
+// that needs the database answers 503 database_unavailable with Retry-After, not a 500.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
+import { isDatabaseUnavailable } from '../../src/db/unavailable.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { App } from '../../src/http/context.ts';
 import { createLogger } from '../../src/util/logger.ts';
@@ -78,6 +80,20 @@ describe('/readyz while PostgreSQL is unreachable, and after', () => {
       assertUnavailable(await probe('/readyz'));
       assert.deepEqual(await probe('/healthz'), { status: 200, body: { status: 'ok' } });
     }
+    // Requests that need the database: an outage, not a fault, so 503 with Retry-After.
+    const during = [
+      await jobsList(),
+      await app.inject({
+        method: 'POST',
+        url: `/v1/analytics/${seeded.project.id}/events`,
+        headers: bearer(seeded.ingestKey),
+        payload: [{ path: '/guide', userAgent: 'Mozilla/5.0 Chrome/143.0' }],
+      }),
+    ];
+    for (const res of during) {
+      assertUnavailable({ status: res.statusCode, body: res.json() });
+      assert.equal(res.headers['retry-after'], '5');
+    }
     const scraped = await app.inject({ url: '/metrics' });
     assert.equal(scraped.statusCode, 200, 'metrics are served while the database is down');
     const metrics = parseExposition(scraped.body);
@@ -108,5 +124,45 @@ describe('/readyz while PostgreSQL is unreachable, and after', () => {
     }
     assert.deepEqual(ready, { status: 200, body: { status: 'ready' } });
     assert.equal((await jobsList()).statusCode, 200);
+  });
+});
+
+describe('which errors mean the database cannot be reached', () => {
+  const withCode = (code: string) => Object.assign(new Error('x'), { code });
+  test('socket failures, lost connections, shutdowns and connection SQLSTATEs', () => {
+    for (const error of [
+      withCode('ECONNREFUSED'),
+      withCode('ECONNRESET'),
+      withCode('ETIMEDOUT'),
+      withCode('08006'),
+      withCode('08001'),
+      withCode('57P01'),
+      withCode('57P03'),
+      withCode('53300'),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+      new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')], 'connect'),
+      new Error('wrapped', { cause: withCode('ECONNRESET') }),
+    ]) {
+      assert.equal(
+        isDatabaseUnavailable(error),
+        true,
+        String((error as { code?: string }).code ?? error.message),
+      );
+    }
+  });
+  test('statement faults and everything else are not', () => {
+    for (const error of [
+      withCode('23505'), // unique violation
+      withCode('42P01'), // undefined table
+      withCode('57014'), // query cancelled
+      new Error('syntax error at or near "SELEC"'),
+      new AggregateError([withCode('ECONNREFUSED'), withCode('23505')], 'mixed'),
+      new AggregateError([], 'empty'),
+      null,
+      'ECONNREFUSED',
+    ]) {
+      assert.equal(isDatabaseUnavailable(error), false, String(error));
+    }
   });
 });

@@ -34,6 +34,16 @@ export class Transport {
     if (typeof options.baseUrl !== 'string' || !/^https?:\/\//i.test(options.baseUrl)) {
       throw new TypeError('baseUrl must be an http:// or https:// URL, e.g. http://127.0.0.1:3000');
     }
+    let parsed: URL;
+    try {
+      parsed = new URL(options.baseUrl);
+    } catch {
+      throw new TypeError('baseUrl is not a valid URL');
+    }
+    // Credentials in a URL end up in error messages and logs (and browsers refuse them).
+    if (parsed.username !== '' || parsed.password !== '') {
+      throw new TypeError('baseUrl must not contain a user name or password; the API key goes in apiKey');
+    }
     if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
       throw new TypeError('apiKey is required (a docwright API key, dw_...)');
     }

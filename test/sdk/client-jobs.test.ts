@@ -242,6 +242,10 @@ await forEachBackend('typed client: jobs', ({ db }) => {
     test('bad options are refused before any request', () => {
       assert.throws(() => new DocwrightClient({ baseUrl: 'localhost:3000', apiKey: 'dw_x' }), /baseUrl/);
       assert.throws(() => new DocwrightClient({ baseUrl: server.url, apiKey: '' }), /apiKey/);
+      assert.throws(
+        () => new DocwrightClient({ baseUrl: 'http://user:secret@127.0.0.1:3000', apiKey: 'dw_x' }),
+        (error: Error) => /user name or password/.test(error.message) && !error.message.includes('secret'),
+      );
     });
   });
 });

@@ -249,6 +249,16 @@ describe('errors', () => {
     assert.match(result.stderr, /DOCWRIGHT_URL/);
   });
 
+  test('a server URL with credentials in it is a usage error that does not repeat them', async () => {
+    const result = await cli(['jobs', 'list'], {
+      ...env,
+      DOCWRIGHT_URL: 'http://admin:hunter2@127.0.0.1:3000',
+    });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /must not contain a user name or password/);
+    assert.ok(!result.stderr.includes('hunter2'));
+  });
+
   test('--timeout without --wait, and --limit with --all, are usage errors', async () => {
     assert.equal((await cli(['jobs', 'create', 'x', '--timeout', '5'])).code, 2);
     assert.equal((await cli(['jobs', 'list', '--limit', '2', '--all'])).code, 2);

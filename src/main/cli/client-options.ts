@@ -78,11 +78,14 @@ export function clientSettings(flags: ClientFlags, env: Record<string, string | 
     );
   }
   if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
-    throw new UsageError(
-      `the server URL must start with http:// or https:// (got "${scrubSecrets(baseUrl)}").`,
-    );
+    throw new UsageError('the server URL (DOCWRIGHT_URL or --url) must start with http:// or https://.');
   }
-  return { client: new DocwrightClient({ baseUrl, apiKey: apiKey! }), projectId: projectId! };
+  try {
+    return { client: new DocwrightClient({ baseUrl, apiKey: apiKey! }), projectId: projectId! };
+  } catch (error) {
+    // The client refuses a malformed URL or one with credentials in it, before any request.
+    throw new UsageError(`the server URL: ${(error as Error).message}`);
+  }
 }
 
 /**

@@ -7,6 +7,7 @@ import { collectErrors } from '../modules/analytics/collect/errors.ts';
 import { analyticsErrors } from '../modules/analytics/errors.ts';
 import { importErrors } from '../modules/analytics/import/errors.ts';
 import { ingestErrors } from '../modules/analytics/ingest/errors.ts';
+import { jobDiffErrors } from '../modules/jobs/diff/errors.ts';
 import { jobErrors } from '../modules/jobs/errors.ts';
 import { JOB_FAILURE_CODES } from '../modules/jobs/failure-codes.ts';
 import { keyErrors } from '../modules/keys/errors.ts';
@@ -18,6 +19,7 @@ const OWNERS: Record<string, Record<string, ErrorFactory>> = {
   projects: projectErrors,
   keys: keyErrors,
   jobs: jobErrors,
+  jobDiffs: jobDiffErrors,
   analytics: analyticsErrors,
   ingest: ingestErrors,
   import: importErrors,

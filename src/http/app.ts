@@ -10,6 +10,8 @@ import { type CollectRouteOptions, registerCollectRoutes } from '../modules/anal
 import { type IngestRouteOptions, registerIngestRoutes } from '../modules/analytics/ingest/routes.ts';
 import { registerAnalyticsRoutes } from '../modules/analytics/routes.ts';
 import { type DashboardPluginOptions, registerDashboard } from '../modules/dashboard/plugin.ts';
+import { registerJobDiffRoutes } from '../modules/jobs/diff/routes.ts';
+import { registerJobEventRoutes } from '../modules/jobs/events/routes.ts';
 import { registerJobRoutes } from '../modules/jobs/routes.ts';
 import type { Logger } from '../util/logger.ts';
 import { authenticate, isApiPath } from './auth.ts';
@@ -81,6 +83,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   registerHealthRoutes(app, context.db);
   installHttpMetrics(app, { metrics, db: context.db, token: metricsToken ?? null });
   registerJobRoutes(app, context);
+  registerJobEventRoutes(app, context);
+  registerJobDiffRoutes(app, context);
   registerAnalyticsRoutes(app, context);
   const classification = context.classification ? { classification: context.classification } : {};
   registerIngestRoutes(app, context, {

@@ -46,6 +46,12 @@ export interface Config {
   /** Absolute paths of extra AI-agent lists in the ai.robots.txt robots.json format. */
   extraAgentLists: string[];
   metrics: MetricsConfig;
+  webhooks: WebhooksConfig;
+}
+
+export interface WebhooksConfig {
+  /** Let webhook deliveries reach loopback, private and link-local addresses (off: SSRF guard). */
+  allowPrivateAddresses: boolean;
 }
 
 export interface MetricsConfig {
@@ -104,6 +110,8 @@ export const CONFIG_VARIABLES = {
   GITEA_TOKEN: 'Token for Gitea/Forgejo projects that store no codeHostToken of their own.',
   DOCWRIGHT_GIT_AUTHOR_NAME: "Name on the agent's commits (default docwright).",
   DOCWRIGHT_GIT_AUTHOR_EMAIL: "Email on the agent's commits (default docwright@users.noreply.invalid).",
+  DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE:
+    'true lets webhooks reach loopback, private and link-local addresses (default false: refused, so a webhook URL cannot reach internal services).',
   ...modelEnvironmentVariables(),
 } as const;
 
@@ -190,6 +198,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const agentLists = readExtraAgentLists(env, cwd);
   problems.push(...agentLists.problems);
 
+  const allowPrivateRaw = (value('DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE') ?? 'false').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(allowPrivateRaw)) {
+    problems.push(
+      `DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE must be true or false; got "${value('DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE')}".`,
+    );
+  }
+  const webhooks: WebhooksConfig = {
+    allowPrivateAddresses: allowPrivateRaw === 'true' || allowPrivateRaw === '1',
+  };
+
   let secretKey: Buffer | null = null;
   let secretKeySource: Config['secretKeySource'] = 'environment';
   const rawSecret = value('DOCWRIGHT_SECRET_KEY');
@@ -229,6 +247,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     gitAuthor,
     extraAgentLists: agentLists.paths,
     metrics,
+    webhooks,
   };
 }
 

@@ -37,4 +37,14 @@ export const SERVE_EXTENSIONS: ServeExtension[] = [
       return jobWorkerExtension.start(context);
     },
   },
+  {
+    // Every serve process sends webhooks (cheap, and safe with several: deliveries are claimed).
+    name: 'webhook dispatcher',
+    async start({ db, config, logger }) {
+      const { createWebhookDispatcher } = await import('../modules/webhooks/from-config.ts');
+      const dispatcher = createWebhookDispatcher(db, config, logger);
+      await dispatcher.start();
+      return { close: () => dispatcher.stop() };
+    },
+  },
 ];

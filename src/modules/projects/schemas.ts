@@ -38,6 +38,15 @@ export const ProjectSettingsSchema = Type.Object(
         description: 'Origins allowed to send page views from the browser script.',
       }),
     ),
+    webhookUrl: Type.Optional(
+      Type.String({
+        // http(s), a host, no user:password@ (settings are not secret; the webhookSecret is).
+        pattern: '^https?://[^\\s/?#@]+([/?#]\\S*)?$',
+        maxLength: 2000,
+        description:
+          'Where job webhooks are POSTed (completed, failed, archived, pull request opened), signed with the webhookSecret secret.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -7,7 +7,8 @@
 //   its answer). It holds everything docwright does: the API, the queue, the worker's pickup,
 //   mirror clone or fetch, worktree, tools, commit, diff, push, pull request, database writes.
 // - Baseline = plain `git clone` + `checkout -b` + edit + `commit` + `push` of the same
-//   repository over the same git server (bench/lib/git-baseline.ts), measured in the same run.
+//   repository over the same git server (bench/lib/git-baseline.ts), measured in the same run, one
+//   plain run beside each job; the median of all of them.
 // - First job on a repository (no mirror yet): median over several fresh repositories.
 //   Later jobs (cached mirror): median over --jobs jobs on one repository.
 // - Pickup = create request sent → first model request received, p50 and p99 over the later jobs.
@@ -327,10 +328,12 @@ async function main() {
       plain.push(await plainJob(name));
       first.push(await agentJob(name));
     }
+    // One plain run beside every job: the machine's load drifts (other work shares its cores), and
+    // pairing keeps the baseline measured under the same conditions as the jobs it is compared to.
     const later: JobSample[] = [];
     for (let i = 0; i < LATER_JOBS; i++) {
       later.push(await agentJob('acme/docs-1'));
-      if (i % 10 === 9) plain.push(await plainJob('acme/docs-1'));
+      plain.push(await plainJob('acme/docs-1'));
     }
 
     const baseline = median(plain.map((p) => p.total));
@@ -353,12 +356,17 @@ async function main() {
     };
     profile('first job', first);
     profile('later job', later);
+    const sumGit = (s: JobSample) => [...s.git.values()].reduce((a, b) => a + b, 0);
+    log(
+      `profile: later jobs in order, total/git ms: ${later.map((s) => `${Math.round(s.total)}/${Math.round(sumGit(s))}`).join(' ')}`,
+    );
     if (args.trace) {
       const last = later.at(-1)!;
       const lines: [number, string][] = [];
       for (const call of gitRunner.calls) {
         if (call.at < last.start || call.at > last.end) continue;
-        lines.push([call.at - call.ms, `git ${call.args.join(' ')} (${Math.round(call.ms)} ms)`]);
+        const shown = call.args.map((a) => a.replace(/\n/g, '⏎')).join(' ');
+        lines.push([call.at - call.ms, `git ${shown} (${Math.round(call.ms)} ms)`]);
       }
       for (const a of answered) {
         if (a.receivedAt >= last.start && a.receivedAt <= last.end)

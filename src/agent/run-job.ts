@@ -50,7 +50,7 @@ export interface AgentRunnerOptions {
   limits?: AgentLimits;
   streaming?: boolean;
   /** Keeps the job's diff after the worktree is gone (the diff endpoint reads it). */
-  saveDiff?: (jobId: string, diff: string) => Promise<void>;
+  saveDiff?: (jobId: string, diff: string) => Promise<unknown>;
 }
 
 const BOUNDS: readonly StopReason[] = ['max_steps', 'max_tokens', 'wall_time', 'stuck', 'no_more_tool_calls'];

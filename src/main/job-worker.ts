@@ -5,6 +5,7 @@ import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import { jobWorkerObserver, trackWorker } from '../metrics/job-metrics.ts';
 import type { DocwrightMetrics } from '../metrics/registry.ts';
+import { saveJobDiff } from '../modules/jobs/diff/service.ts';
 import { JobWorker } from '../modules/jobs/worker.ts';
 import type { Logger } from '../util/logger.ts';
 import type { ServeExtension } from './serve-extensions.ts';
@@ -22,7 +23,13 @@ export function createJobWorker(
   const worker = new JobWorker({
     db,
     logger: log,
-    runner: createAgentRunner({ db, config, logger: log }),
+    // The worktree is removed after each run: the diff endpoint reads the copy kept here.
+    runner: createAgentRunner({
+      db,
+      config,
+      logger: log,
+      saveDiff: (jobId, diff) => saveJobDiff(db, jobId, diff),
+    }),
     concurrency: config.worker.concurrency,
     leaseMs: config.worker.leaseMs,
     maxAttempts: config.worker.maxAttempts,

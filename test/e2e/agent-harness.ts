@@ -16,6 +16,7 @@ import { createCodeHost } from '../../src/code-hosts/factory.ts';
 import type { Config } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { App } from '../../src/http/context.ts';
+import { saveJobDiff } from '../../src/modules/jobs/diff/service.ts';
 import type { JobRow } from '../../src/modules/jobs/queries.ts';
 import type { JobRunInput, JobRunner, JobRunResult } from '../../src/modules/jobs/runner-contract.ts';
 import { JobWorker } from '../../src/modules/jobs/worker.ts';
@@ -171,6 +172,7 @@ export async function startAgentHarness(db: Database, options: HarnessOptions = 
     logger,
     codeHost,
     model: { retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 } },
+    saveDiff: (jobId, diff) => saveJobDiff(db, jobId, diff),
   });
   const worker = new JobWorker({
     db,

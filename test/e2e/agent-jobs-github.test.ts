@@ -85,6 +85,14 @@ await forEachBackend('agent jobs on GitHub, end to end', ({ db }) => {
       assert.ok(types.includes(t), `${t} in ${types.join(',')}`);
     }
     assert.equal(h.github.fake.secretLeaks.length, 0);
+    // The diff outlives the worktree: the diff endpoint serves what the run kept.
+    const diff = await h.app.inject({
+      url: `/v2/agent/${h.project.id}/job/${created.id}/diff`,
+      headers: { authorization: `Bearer ${h.adminKey}` },
+    });
+    assert.equal(diff.statusCode, 200);
+    assert.match(diff.body, /^\+Run the installer with `--yes` to accept the defaults\.$/m);
+    assert.match(diff.body, /^-Run the installer\.$/m);
     // The job's worktree is gone (kept for reuse or deleted); the mirror stays for the next job.
     assert.deepEqual(await h.worktrees(), []);
   });

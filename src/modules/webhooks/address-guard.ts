@@ -46,8 +46,9 @@ export function isRefusedAddress(address: string): boolean {
 
 export class AddressRefusedError extends Error {
   constructor(host: string, address: string) {
+    const what = host === address ? host : `${host} resolves to ${address}, which`;
     super(
-      `${host} resolves to ${address}, a loopback, private or link-local address; webhooks are not sent there unless DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE=true`,
+      `${what} is a loopback, private or link-local address; webhooks are not sent there unless DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE=true`,
     );
     this.name = 'AddressRefusedError';
   }

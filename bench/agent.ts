@@ -35,6 +35,7 @@ import type { Database } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPglite } from '../src/db/pglite.ts';
 import { openPostgres } from '../src/db/postgres.ts';
+import { saveJobDiff } from '../src/modules/jobs/diff/service.ts';
 import { JobWorker } from '../src/modules/jobs/worker.ts';
 import { createKey } from '../src/modules/keys/service.ts';
 import { setProjectSecret } from '../src/modules/projects/secrets.ts';
@@ -248,6 +249,8 @@ async function main() {
         runner: gitRunner,
       }),
       codeHost: (options) => createCodeHost({ ...options, retry: { attempts: 1 } }),
+      // As docwright serve and docwright worker do (src/main/job-worker.ts).
+      saveDiff: (jobId, diff) => saveJobDiff(db, jobId, diff),
     });
     const worker = new JobWorker({ db, runner, logger, concurrency: 1, leaseMs: 60_000, maxAttempts: 1 });
     await worker.start();

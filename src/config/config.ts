@@ -12,7 +12,11 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { credentialsFromEnvironment, modelEnvironmentVariables, type ProviderCredentials } from '../models/environment.ts';
+import {
+  credentialsFromEnvironment,
+  modelEnvironmentVariables,
+  type ProviderCredentials,
+} from '../models/environment.ts';
 import type { ModelProvider } from '../models/model-spec.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -96,7 +100,8 @@ export const CONFIG_VARIABLES = {
     'Default model for projects that set none, written provider:model (e.g. anthropic:claude-sonnet-4-5).',
   DOCWRIGHT_EXTRA_AGENT_LISTS:
     'Comma-separated paths of extra AI-agent lists in the ai.robots.txt robots.json format, added after the curated list.',
-  DOCWRIGHT_WORKER: 'Whether docwright serve also runs jobs: true (default) or false (run docwright worker instead).',
+  DOCWRIGHT_WORKER:
+    'Whether docwright serve also runs jobs: true (default) or false (run docwright worker instead).',
   DOCWRIGHT_WORKER_CONCURRENCY: 'Jobs one worker runs at once (default 2).',
   DOCWRIGHT_JOB_LEASE_SECONDS:
     "How long a worker's claim on a job lasts without a heartbeat; a dead worker's job is taken again after it (default 30).",

@@ -27,7 +27,8 @@ test('every HTTP error code is documented with its status, and nothing else is',
     assert.equal(Number(row.cells[0]), spec.status, `status of ${code}`);
     assert.ok((row.cells[1] ?? '').length > 10, `${code} has a description`);
   }
-  for (const code of byCode.keys()) assert.ok(ERROR_REGISTRY.has(code), `docs/errors.md lists unknown ${code}`);
+  for (const code of byCode.keys())
+    assert.ok(ERROR_REGISTRY.has(code), `docs/errors.md lists unknown ${code}`);
 });
 
 test('every job failure code is documented, and nothing else is', () => {

@@ -70,7 +70,10 @@ function mulberry32(seed: number): () => number {
 function zipfPicker(count: number, random: () => number): () => number {
   const cumulative: number[] = [];
   let sum = 0;
-  for (let k = 1; k <= count; k++) cumulative.push((sum += 1 / k));
+  for (let k = 1; k <= count; k++) {
+    sum += 1 / k;
+    cumulative.push(sum);
+  }
   return () => {
     const target = random() * sum;
     let lo = 0;

@@ -52,6 +52,15 @@ export async function insertJob(
   return rows[0]!;
 }
 
+/** The job, locked until the transaction ends: for checks that a later update relies on. */
+export async function selectJobForUpdate(db: Queryable, projectId: string, id: string): Promise<JobRow | null> {
+  const rows = await db.query<JobRow>('SELECT * FROM jobs WHERE project_id = $1 AND id = $2 FOR UPDATE', [
+    projectId,
+    id,
+  ]);
+  return rows[0] ?? null;
+}
+
 export async function selectJob(db: Queryable, projectId: string, id: string): Promise<JobRow | null> {
   const rows = await db.query<JobRow>('SELECT * FROM jobs WHERE project_id = $1 AND id = $2', [
     projectId,

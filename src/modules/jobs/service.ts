@@ -18,6 +18,7 @@ import {
   notifyJobQueued,
   selectIdempotencyKey,
   selectJob,
+  selectJobForUpdate,
   selectJobPage,
   updateJobArchived,
   updateJobCancelled,
@@ -217,7 +218,9 @@ export async function followUpJob(
   checkPrompt(input.prompt);
   const row = await db.transaction(async (tx) => {
     await lockProjectJobs(tx, input.projectId);
-    const job = await selectJob(tx, input.projectId, input.id);
+    // Locked: an archive or cancel committing between this check and the update below would
+    // otherwise make the update find nothing.
+    const job = await selectJobForUpdate(tx, input.projectId, input.id);
     if (!job) throw jobErrors.job_not_found(`No job "${input.id}" in project "${input.projectId}".`);
     if (job.status === 'archived')
       throw jobErrors.job_archived('The job is archived; it takes no follow-ups.');

@@ -53,7 +53,11 @@ export async function insertJob(
 }
 
 /** The job, locked until the transaction ends: for checks that a later update relies on. */
-export async function selectJobForUpdate(db: Queryable, projectId: string, id: string): Promise<JobRow | null> {
+export async function selectJobForUpdate(
+  db: Queryable,
+  projectId: string,
+  id: string,
+): Promise<JobRow | null> {
   const rows = await db.query<JobRow>('SELECT * FROM jobs WHERE project_id = $1 AND id = $2 FOR UPDATE', [
     projectId,
     id,

@@ -1,8 +1,11 @@
 // Runs the git binary with an argument array (never a shell, so no argument is ever interpreted)
 // and collects what it prints. Every invocation is announced to an optional observer first, so
 // tests can check that no credential reaches argv; the environment is not announced because it
-// carries the Authorization header by design.
+// carries the Authorization header by design. Commands start in the shared helper process
+// (git-helper-client.ts: starting them from a large process is slow), or directly when there is
+// no helper.
 import { spawn } from 'node:child_process';
+import { type GitHelperClient, GitHelperUnavailable, sharedGitHelper } from './git-helper-client.ts';
 
 export interface GitInvocation {
   args: readonly string[];
@@ -32,13 +35,36 @@ export class GitRunner {
   private readonly observer: ((invocation: GitInvocation) => void) | undefined;
   private readonly binary: string;
 
-  constructor(options: { observe?: (invocation: GitInvocation) => void; binary?: string } = {}) {
+  private readonly helper: GitHelperClient | null;
+
+  constructor(
+    options: {
+      observe?: (invocation: GitInvocation) => void;
+      binary?: string;
+      /** 'direct' starts every command from this process (the helper's own tests compare both). */
+      start?: 'helper' | 'direct';
+      /** The helper to use; the process's shared one by default. */
+      helper?: GitHelperClient;
+    } = {},
+  ) {
     this.observer = options.observe;
     this.binary = options.binary ?? 'git';
+    this.helper = options.start === 'direct' ? null : (options.helper ?? sharedGitHelper());
   }
 
-  run(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+  async run(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
     this.observer?.({ args: [...args], cwd: options.cwd });
+    if (this.helper) {
+      try {
+        return await this.helper.run(this.binary, args, options);
+      } catch (error) {
+        if (!(error instanceof GitHelperUnavailable)) throw error;
+      }
+    }
+    return this.runDirect(args, options);
+  }
+
+  private runDirect(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
     return new Promise((resolve, reject) => {
       const child = spawn(this.binary, args, {
         cwd: options.cwd,

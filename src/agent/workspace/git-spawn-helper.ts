@@ -1,0 +1,110 @@
+// A small separate process that starts git commands for docwright (see git-helper-client.ts for
+// why). It is run by itself with this Node (`node git-spawn-helper.ts`), imports nothing but Node's
+// own modules so it stays small, and speaks newline-delimited JSON over its stdin and stdout:
+//
+//   in:  {"op":"run","id":1,"file":"git","args":[...],"cwd":"...","env":{...},"maxStdoutBytes":n|null}
+//        {"op":"kill","id":1}
+//   out: {"ready":true} once, then per run
+//        {"id":1,"exitCode":0,"stdout":"<base64>","stderr":"...","truncated":false}
+//        {"id":1,"error":{"code":"ENOENT","message":"..."}}   (the program could not be started)
+//
+// It never writes anything else, and never logs: requests carry the git environment, which holds
+// the code host's Authorization header. When docwright goes away (stdin ends), commands already
+// running finish and the helper exits.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+interface RunRequest {
+  op: 'run';
+  id: number;
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  maxStdoutBytes: number | null;
+}
+interface KillRequest {
+  op: 'kill';
+  id: number;
+}
+
+/** Only read for failure messages: bounded, as in git-runner.ts. */
+const MAX_STDERR_BYTES = 64 * 1024;
+const running = new Map<number, ChildProcess>();
+
+function send(message: object): void {
+  process.stdout.write(`${JSON.stringify(message)}\n`);
+}
+
+function run(request: RunRequest): void {
+  let child: ChildProcess;
+  try {
+    child = spawn(request.file, request.args, {
+      cwd: request.cwd,
+      env: request.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    send({ id: request.id, error: { code: code ?? null, message } });
+    return;
+  }
+  running.set(request.id, child);
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  let outBytes = 0;
+  let errBytes = 0;
+  let truncated = false;
+  let failed = false;
+  const limit = request.maxStdoutBytes ?? Number.POSITIVE_INFINITY;
+  child.stdout!.on('data', (chunk: Buffer) => {
+    if (truncated) return;
+    if (outBytes + chunk.length > limit) {
+      out.push(chunk.subarray(0, limit - outBytes));
+      outBytes = limit;
+      truncated = true;
+      child.kill('SIGTERM');
+      return;
+    }
+    out.push(chunk);
+    outBytes += chunk.length;
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    if (errBytes >= MAX_STDERR_BYTES) return;
+    err.push(chunk);
+    errBytes += chunk.length;
+  });
+  child.on('error', (error: NodeJS.ErrnoException) => {
+    failed = true;
+    running.delete(request.id);
+    send({ id: request.id, error: { code: error.code ?? null, message: error.message } });
+  });
+  child.on('close', (code, signal) => {
+    running.delete(request.id);
+    if (failed) return;
+    send({
+      id: request.id,
+      // A git ended for printing too much did what was asked; one killed otherwise failed.
+      exitCode: truncated ? 0 : (code ?? (signal ? 128 : 1)),
+      stdout: Buffer.concat(out).toString('base64'),
+      stderr: Buffer.concat(err).toString('utf8'),
+      truncated,
+    });
+  });
+}
+
+// Nobody to answer once docwright is gone: a failed write must not crash the commands still going.
+process.stdout.on('error', () => undefined);
+
+const lines = createInterface({ input: process.stdin });
+lines.on('line', (line) => {
+  let request: RunRequest | KillRequest;
+  try {
+    request = JSON.parse(line) as RunRequest | KillRequest;
+  } catch {
+    return;
+  }
+  if (request.op === 'run') run(request);
+  else if (request.op === 'kill') running.get(request.id)?.kill('SIGTERM');
+});
+send({ ready: true });

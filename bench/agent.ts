@@ -15,9 +15,11 @@
 // Targets (issue 3): first-job overhead ≤ 1.5× baseline, later-job overhead ≤ 0.3× baseline,
 // pickup p50 < 100 ms.
 //
-// Everything runs in this process except git: API (buildApp, inject), worker and runner, the git
-// smart-HTTP stand-in (git http-backend), the Gitea fake behind the code-host link, the scripted
-// model. Repositories and data live on /dev/shm.
+// In this process: the API (buildApp, inject), the worker and runner (which start git through
+// docwright's helper process), the Gitea fake behind the code-host link, the scripted model. The
+// git smart-HTTP stand-in runs in a process of its own, as a code host would (it starts git
+// http-backend per request; see bench/lib/git-server-process.ts). Repositories and data live on
+// /dev/shm.
 //
 // Run: node bench/agent.ts [--files 10000] [--jobs 30] [--first 3] [--database pglite|postgres]
 // (about two minutes at the defaults on this machine; prints `profile:` lines, then `figure:` lines)
@@ -45,10 +47,11 @@ import { type CodeHostLink, startCodeHostLink } from '../test/e2e/code-host-link
 import { gitAuthorization, newToken } from '../test/e2e/code-host-stands.ts';
 import { createTestApp } from '../test/helpers/app.ts';
 import { createPostgresDatabase } from '../test/helpers/databases.ts';
-import { startGitHttpServer } from '../test/stand-ins/git-http-server.ts';
+import { createBareRepo } from '../test/stand-ins/git-http-server.ts';
 import { GiteaFake } from '../test/stand-ins/gitea-fake.ts';
 import { reply, startScriptedLlmServer } from '../test/stand-ins/scripted-llm-server.ts';
 import { type PlainGitTimes, plainGitJob } from './lib/git-baseline.ts';
+import { startGitServerProcess } from './lib/git-server-process.ts';
 import { figureLine, percentile } from './lib/stats.ts';
 
 const run = promisify(execFile);
@@ -146,17 +149,19 @@ async function main() {
   const closers: (() => Promise<unknown>)[] = [];
   try {
     // Repositories: one generated, copied for each first-job measurement; a small one to warm up.
-    await mkdir(join(root, 'git'));
-    const git = await startGitHttpServer({ authorization, root: join(root, 'git') });
-    closers.push(() => git.close());
+    const gitRoot = join(root, 'git');
+    await mkdir(gitRoot);
+    const repoPath = (name: string) => join(gitRoot, `${name}.git`);
     const started = performance.now();
-    await git.createRepo('acme/docs-1', generatedDocs(FILES));
+    await createBareRepo(gitRoot, 'acme/docs-1', generatedDocs(FILES));
     const names = ['acme/docs-1'];
     for (let i = 2; i <= FIRST_JOBS; i++) {
-      await run('cp', ['-a', git.repoPath('acme/docs-1'), git.repoPath(`acme/docs-${i}`)]);
+      await run('cp', ['-a', repoPath('acme/docs-1'), repoPath(`acme/docs-${i}`)]);
       names.push(`acme/docs-${i}`);
     }
-    await git.createRepo('acme/warmup', generatedDocs(WARMUP_FILES));
+    await createBareRepo(gitRoot, 'acme/warmup', generatedDocs(WARMUP_FILES));
+    const git = await startGitServerProcess(gitRoot, authorization);
+    closers.push(() => git.close());
     log(
       `setup: ${FILES} files in ${FIRST_JOBS} repositories in ${Math.round(performance.now() - started)} ms`,
     );
@@ -170,7 +175,7 @@ async function main() {
       gitea.addRepo({ owner, name: repo });
       const link = await startCodeHostLink({
         target: gitea.url,
-        bareRepository: git.repoPath(name),
+        bareRepository: repoPath(name),
         addBranch: (branch) => gitea.addBranch(owner, repo, branch),
       });
       closers.push(() => link.close());

@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { installHttpMetrics } from '../metrics/http-metrics.ts';
 import { groupCommitObserver, recordOutcomeObserver } from '../metrics/ingest-metrics.ts';
 import { createMetrics, type DocwrightMetrics } from '../metrics/registry.ts';
+import { agentCatalog } from '../modules/analytics/agent-catalog.ts';
 import { type CollectRouteOptions, registerCollectRoutes } from '../modules/analytics/collect/routes.ts';
 import { type IngestRouteOptions, registerIngestRoutes } from '../modules/analytics/ingest/routes.ts';
 import { registerAnalyticsRoutes } from '../modules/analytics/routes.ts';
@@ -85,7 +86,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   registerJobRoutes(app, context);
   registerJobEventRoutes(app, context);
   registerJobDiffRoutes(app, context);
-  registerAnalyticsRoutes(app, context);
+  // Operator and category of the agents in the exports come from the list classification uses,
+  // extra lists included.
+  const agentCatalogOption = context.classification
+    ? { agentCatalog: agentCatalog(context.classification.agents) }
+    : {};
+  registerAnalyticsRoutes(app, context, agentCatalogOption);
   const classification = context.classification ? { classification: context.classification } : {};
   registerIngestRoutes(app, context, {
     ...classification,
@@ -101,6 +107,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   });
   if (dashboard) {
     await registerDashboard(app, {
+      ...agentCatalogOption,
       db: context.db,
       publicUrl: context.config.publicUrl,
       jobs: context.config,

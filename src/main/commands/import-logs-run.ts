@@ -8,6 +8,7 @@ import type { FormatChoice } from '../../modules/analytics/import/formats.ts';
 import { lineParserFactory } from '../../modules/analytics/import/formats.ts';
 import {
   type ChunkLimits,
+  emptySummary,
   importSource,
   type SourceSummary,
 } from '../../modules/analytics/import/importer.ts';
@@ -82,19 +83,7 @@ function unreadable(file: string, error: unknown): SourceSummary {
           ? 'is a directory'
           : e.message;
   return {
-    source: file,
-    fingerprint: null,
-    status: 'failed',
-    lines: 0,
-    alreadyImported: 0,
-    newLines: 0,
-    accepted: 0,
-    byClass: { human: 0, ai: 0, bot: 0 },
-    dropped: {},
-    blank: 0,
-    malformed: 0,
-    malformedLines: [],
-    heldBackLastLine: false,
+    ...emptySummary(file, 'failed'),
     error: { code: e.code ?? 'read_failed', message: `cannot read ${file}: ${why}` },
   };
 }

@@ -77,6 +77,25 @@ interface PendingChunk {
   recognised: number;
 }
 
+/** A summary with nothing counted yet: where every source's summary starts. */
+export function emptySummary(source: string, status: SourceSummary['status']): SourceSummary {
+  return {
+    source,
+    fingerprint: null,
+    status,
+    lines: 0,
+    alreadyImported: 0,
+    newLines: 0,
+    accepted: 0,
+    byClass: { human: 0, ai: 0, bot: 0 },
+    dropped: {},
+    blank: 0,
+    malformed: 0,
+    malformedLines: [],
+    heldBackLastLine: false,
+  };
+}
+
 function emptyChunk(): PendingChunk {
   return { rows: new Map(), bytes: 2, lines: 0, accepted: 0, dropped: 0, malformed: 0, recognised: 0 };
 }
@@ -93,21 +112,7 @@ export async function importSource(source: LogSource, options: ImportOptions): P
   const malformedListed = options.malformedListed ?? 20;
   const now = options.now ?? Date.now;
   const name = displayName(source.name);
-  const summary: SourceSummary = {
-    source: source.name === '-' ? '-' : source.name,
-    fingerprint: null,
-    status: 'empty',
-    lines: 0,
-    alreadyImported: 0,
-    newLines: 0,
-    accepted: 0,
-    byClass: { human: 0, ai: 0, bot: 0 },
-    dropped: {},
-    blank: 0,
-    malformed: 0,
-    malformedLines: [],
-    heldBackLastLine: false,
-  };
+  const summary = emptySummary(source.name === '-' ? '-' : source.name, 'empty');
   // Counts of this run's lines, made final chunk by chunk once committed.
   const pendingByClass: Record<TrafficClass, number> = { human: 0, ai: 0, bot: 0 };
   const pendingDropped: Partial<Record<DropReason, number>> = {};

@@ -5,6 +5,7 @@
 // (git-helper-client.ts: starting them from a large process is slow), or directly when there is
 // no helper.
 import { spawn } from 'node:child_process';
+import { collectChildOutput } from './child-output.ts';
 import { type GitHelperClient, GitHelperUnavailable, sharedGitHelper } from './git-helper-client.ts';
 
 export interface GitInvocation {
@@ -27,9 +28,6 @@ export interface GitResult {
   /** True when stdout was cut at maxStdoutBytes. */
   truncated: boolean;
 }
-
-/** stderr is only read for failure messages: a bound keeps a chatty git from filling memory. */
-const MAX_STDERR_BYTES = 64 * 1024;
 
 export class GitRunner {
   private readonly observer: ((invocation: GitInvocation) => void) | undefined;
@@ -72,37 +70,14 @@ export class GitRunner {
         stdio: ['ignore', 'pipe', 'pipe'],
         signal: options.signal,
       });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      let outBytes = 0;
-      let errBytes = 0;
-      let truncated = false;
-      const limit = options.maxStdoutBytes ?? Number.POSITIVE_INFINITY;
-      child.stdout.on('data', (chunk: Buffer) => {
-        if (truncated) return;
-        if (outBytes + chunk.length > limit) {
-          out.push(chunk.subarray(0, limit - outBytes));
-          outBytes = limit;
-          truncated = true;
-          child.kill('SIGTERM');
-          return;
-        }
-        out.push(chunk);
-        outBytes += chunk.length;
-      });
-      child.stderr.on('data', (chunk: Buffer) => {
-        if (errBytes >= MAX_STDERR_BYTES) return;
-        err.push(chunk);
-        errBytes += chunk.length;
-      });
+      const output = collectChildOutput(child, options.maxStdoutBytes);
       child.on('error', reject);
       child.on('close', (code, signal) => {
         resolve({
-          // A git we ended for printing too much did what was asked; one killed otherwise failed.
-          exitCode: truncated ? 0 : (code ?? (signal ? 128 : 1)),
-          stdout: Buffer.concat(out).toString('utf8'),
-          stderr: Buffer.concat(err).toString('utf8'),
-          truncated,
+          exitCode: output.exitCode(code, signal),
+          stdout: output.stdout().toString('utf8'),
+          stderr: output.stderr(),
+          truncated: output.truncated,
         });
       });
     });

@@ -1,6 +1,6 @@
 // A small separate process that starts git commands for docwright (see git-helper-client.ts for
 // why). It is run by itself with this Node (`node git-spawn-helper.ts`), imports nothing but Node's
-// own modules so it stays small, and speaks newline-delimited JSON over its stdin and stdout:
+// own modules (and child-output.ts, which imports only those) so it stays small, and speaks newline-delimited JSON over its stdin and stdout:
 //
 //   in:  {"op":"run","id":1,"file":"git","args":[...],"cwd":"...","env":{...},"maxStdoutBytes":n|null}
 //        {"op":"kill","id":1}
@@ -13,6 +13,7 @@
 // running finish and the helper exits.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { collectChildOutput } from './child-output.ts';
 
 interface RunRequest {
   op: 'run';
@@ -28,8 +29,6 @@ interface KillRequest {
   id: number;
 }
 
-/** Only read for failure messages: bounded, as in git-runner.ts. */
-const MAX_STDERR_BYTES = 64 * 1024;
 const running = new Map<number, ChildProcess>();
 
 function send(message: object): void {
@@ -50,30 +49,8 @@ function run(request: RunRequest): void {
     return;
   }
   running.set(request.id, child);
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  let outBytes = 0;
-  let errBytes = 0;
-  let truncated = false;
+  const output = collectChildOutput(child, request.maxStdoutBytes);
   let failed = false;
-  const limit = request.maxStdoutBytes ?? Number.POSITIVE_INFINITY;
-  child.stdout!.on('data', (chunk: Buffer) => {
-    if (truncated) return;
-    if (outBytes + chunk.length > limit) {
-      out.push(chunk.subarray(0, limit - outBytes));
-      outBytes = limit;
-      truncated = true;
-      child.kill('SIGTERM');
-      return;
-    }
-    out.push(chunk);
-    outBytes += chunk.length;
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    if (errBytes >= MAX_STDERR_BYTES) return;
-    err.push(chunk);
-    errBytes += chunk.length;
-  });
   child.on('error', (error: NodeJS.ErrnoException) => {
     failed = true;
     running.delete(request.id);
@@ -84,11 +61,10 @@ function run(request: RunRequest): void {
     if (failed) return;
     send({
       id: request.id,
-      // A git ended for printing too much did what was asked; one killed otherwise failed.
-      exitCode: truncated ? 0 : (code ?? (signal ? 128 : 1)),
-      stdout: Buffer.concat(out).toString('base64'),
-      stderr: Buffer.concat(err).toString('utf8'),
-      truncated,
+      exitCode: output.exitCode(code, signal),
+      stdout: output.stdout().toString('base64'),
+      stderr: output.stderr(),
+      truncated: output.truncated,
     });
   });
 }

@@ -3,7 +3,7 @@
 // is only read for failure messages). Node modules only: the git spawn helper imports it too.
 import type { ChildProcess } from 'node:child_process';
 
-export const MAX_STDERR_BYTES = 64 * 1024;
+const MAX_STDERR_BYTES = 64 * 1024;
 
 export interface ChildOutput {
   stdout(): Buffer;

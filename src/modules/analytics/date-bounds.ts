@@ -51,15 +51,26 @@ function isLeapYear(year: number): boolean {
 
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return isLeapYear(year) ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
-/** Seconds since the epoch of a UTC calendar time; setUTCFullYear keeps years 0-99 literal. */
+/**
+ * Days from 1970-01-01 to a proleptic Gregorian date, by arithmetic (the civil-from-days
+ * algorithm run backwards; years 0-99 stay literal): ingestion parses one timestamp per record,
+ * and building a Date for each cost more than the rest of the parse.
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146097 + dayOfEra - 719468;
+}
+
+/** Seconds since the epoch of a UTC calendar time. */
 function utcEpochSeconds(year: number, month: number, day: number, h: number, m: number, s: number): number {
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  date.setUTCHours(h, m, s, 0);
-  return date.getTime() / 1000;
+  return daysFromCivil(year, month, day) * 86400 + h * 3600 + m * 60 + s;
 }
 
 export function parseDateBound(text: string): ParsedBound {

@@ -85,9 +85,12 @@ async function upsertCounts(tx: Queryable, counts: readonly KeyedCount[]): Promi
  */
 export function aggregate(rows: Iterable<PageViewCount>): KeyedCount[] {
   const byKey = new Map<string, KeyedCount>();
+  // A group commit holds thousands of rows but only a few distinct hours: each hour is checked
+  // and turned into text once (toISOString per row cost more than the rest of the check).
+  const hours = new Map<number, HourBucket>();
   let index = 0;
   for (const row of rows) {
-    const count = checked(row, index++);
+    const count = checked(row, index++, hours);
     if (count.views === 0) continue;
     // NUL cannot occur in any part (checked), so it separates them unambiguously.
     const key = `${count.projectId}\0${count.hour}\0${count.path}\0${count.trafficClass}\0${count.agent}\0${count.verification}`;
@@ -108,25 +111,40 @@ function isText(value: unknown): value is string {
   return typeof value === 'string' && !value.includes('\0');
 }
 
-function checked(row: PageViewCount, index: number): KeyedCount {
+/** An hour as the writers need it, or what is wrong with it (checked where the row check says). */
+type HourBucket = { iso: string; seconds: number } | { invalid: 'date' | 'year' };
+
+function hourBucket(ms: number): HourBucket {
+  if (Number.isNaN(ms)) return { invalid: 'date' };
+  const hour = new Date(Math.floor(ms / HOUR_MS) * HOUR_MS);
+  const year = hour.getUTCFullYear();
+  // PostgreSQL reads ISO text timestamps only for years 0001-9999.
+  if (year < 1 || year > 9999) return { invalid: 'year' };
+  return { iso: hour.toISOString(), seconds: hour.getTime() / 1000 };
+}
+
+function checked(row: PageViewCount, index: number, hours: Map<number, HourBucket>): KeyedCount {
   const fail = (what: string) => new TypeError(`page views row ${index}: ${what}`);
   if (!isText(row.projectId) || row.projectId === '') throw fail('projectId must be a non-empty string');
-  if (!(row.hour instanceof Date) || Number.isNaN(row.hour.getTime()))
-    throw fail('hour must be a valid Date');
+  if (!(row.hour instanceof Date)) throw fail('hour must be a valid Date');
+  const ms = row.hour.getTime();
+  let hour = hours.get(ms);
+  if (hour === undefined) {
+    hour = hourBucket(ms);
+    hours.set(ms, hour);
+  }
+  if ('invalid' in hour && hour.invalid === 'date') throw fail('hour must be a valid Date');
   if (!isText(row.path) || row.path === '') throw fail('path must be a non-empty string');
   if (row.agent !== undefined && !isText(row.agent)) throw fail('agent must be a string');
   if (row.verification !== undefined && !isText(row.verification))
     throw fail('verification must be a string');
   if (!TRAFFIC_CLASSES.includes(row.trafficClass)) throw fail('trafficClass must be human, ai or bot');
   if (!Number.isSafeInteger(row.views) || row.views < 0) throw fail('views must be a non-negative integer');
-  const hour = new Date(Math.floor(row.hour.getTime() / HOUR_MS) * HOUR_MS);
-  const year = hour.getUTCFullYear();
-  // PostgreSQL reads ISO text timestamps only for years 0001-9999.
-  if (year < 1 || year > 9999) throw fail('hour must be within the years 0001 to 9999');
+  if ('invalid' in hour) throw fail('hour must be within the years 0001 to 9999');
   return {
     projectId: row.projectId,
-    hour: hour.toISOString(),
-    hourSeconds: hour.getTime() / 1000,
+    hour: hour.iso,
+    hourSeconds: hour.seconds,
     path: row.path,
     trafficClass: row.trafficClass,
     agent: row.agent ?? '',

@@ -47,18 +47,40 @@ function isDrop(output: StepOutput): output is Dropped {
   return output !== undefined && 'drop' in output;
 }
 
+/**
+ * Runs the steps from `first` on; synchronous until a step answers with a promise (a Web Bot
+ * Auth key directory not cached yet), so the common record costs no promise at all. The state is
+ * the record's own, updated in place.
+ */
+function runSteps(
+  state: PipelineState,
+  first: number,
+  context: ClassificationContext,
+): ClassificationOutcome | Promise<ClassificationOutcome> {
+  for (let i = first; i < PIPELINE.length; i++) {
+    const output = PIPELINE[i]!.run(state, context);
+    if (output instanceof Promise) {
+      return output.then((settled) => {
+        if (isDrop(settled)) return settled;
+        if (settled !== undefined) Object.assign(state, settled);
+        return runSteps(state, i + 1, context);
+      });
+    }
+    if (isDrop(output)) return output;
+    if (output !== undefined) Object.assign(state, output);
+  }
+  return state.view!;
+}
+
+function startState(record: RequestRecord, context: ClassificationContext): PipelineState {
+  return { record, atSeconds: requestSeconds(record, context.now()) };
+}
+
 export async function classifyRecord(
   record: RequestRecord,
   context: ClassificationContext,
 ): Promise<ClassificationOutcome> {
-  let state: PipelineState = { record, atSeconds: requestSeconds(record, context.now()) };
-  for (const step of PIPELINE) {
-    let output = step.run(state, context);
-    if (output instanceof Promise) output = await output;
-    if (isDrop(output)) return output;
-    if (output !== undefined) state = { ...state, ...output };
-  }
-  return state.view!;
+  return runSteps(startState(record, context), 0, context);
 }
 
 export interface BatchClassification {
@@ -68,17 +90,28 @@ export interface BatchClassification {
   dropped: Record<DropReason, number>;
 }
 
-/** Classifies a batch; records run concurrently so one slow key directory delays only its own. */
+/**
+ * Classifies a batch. Records whose classification waits (a key directory being fetched) run
+ * concurrently, so one slow directory delays only its own; the rest are done synchronously.
+ */
 export async function classifyBatch(
   records: readonly RequestRecord[],
   context: ClassificationContext,
 ): Promise<BatchClassification> {
-  const outcomes = await Promise.all(records.map((record) => classifyRecord(record, context)));
+  const outcomes: (ClassificationOutcome | Promise<ClassificationOutcome>)[] = new Array(records.length);
+  let waiting = false;
+  for (let index = 0; index < records.length; index++) {
+    const outcome = runSteps(startState(records[index]!, context), 0, context);
+    if (outcome instanceof Promise) waiting = true;
+    outcomes[index] = outcome;
+  }
+  const settled = waiting ? await Promise.all(outcomes) : (outcomes as ClassificationOutcome[]);
   const dropped = Object.fromEntries(DROP_REASONS.map((reason) => [reason, 0])) as Record<DropReason, number>;
   const views: BatchClassification['views'] = [];
-  outcomes.forEach((outcome, index) => {
+  for (let index = 0; index < settled.length; index++) {
+    const outcome = settled[index]!;
     if ('drop' in outcome) dropped[outcome.drop]++;
     else views.push({ index, view: outcome });
-  });
+  }
   return { views, dropped };
 }

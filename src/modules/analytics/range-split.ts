@@ -19,7 +19,8 @@ export interface MonthRun {
 }
 
 export interface RangeSplit {
-  /** Read from the hourly level: at most a head and a tail, each under a day. */
+  /** Read from the hourly level: a head and a tail, each under a day; or, for a range holding no
+   * whole day, the whole range (under two days). */
   hours: Span[];
   /** Read from the daily level: at most two spans. */
   days: Span[];

@@ -21,13 +21,13 @@ import { jobCodeHostCredentials, jobModel } from './job-credentials.ts';
 import { type AgentLimits, DEFAULT_AGENT_LIMITS, resolveAgentLimits } from './limits.ts';
 import { type AgentOutcome, runAgent, type StopReason } from './loop.ts';
 import { commitMessage, pullRequestBody, pullRequestTitle, stopNote } from './pull-request-text.ts';
-import { createAgentTools, isFailedToolOutput } from './tools/agent-tools.ts';
-import { DEFAULT_DENY_GLOBS, type Guards, isToolRefusal } from './tools/guards.ts';
+import { type AgentToolbox, createAgentTools, isFailedToolOutput } from './tools/agent-tools.ts';
+import { DEFAULT_DENY_GLOBS, Guards, isToolRefusal, MAX_FILE_BYTES } from './tools/guards.ts';
 import { readTextFile } from './tools/text-file.ts';
 import { branchName } from './workspace/branch-name.ts';
 import { WorkspaceFailure } from './workspace/failures.ts';
 import type { JobWorkspace } from './workspace/job-workspace.ts';
-import { Workspaces } from './workspace/workspaces.ts';
+import { type WorkspaceStartView, Workspaces } from './workspace/workspaces.ts';
 
 export interface AgentRunnerOptions {
   db: Database;
@@ -73,7 +73,12 @@ async function runJob(
   const { job, project, prompts, signal } = input;
   const { db, config } = options;
   const prompt = prompts.at(-1) ?? job.prompt;
-  let workspace: JobWorkspace | null = null;
+  // Set once the worktree exists (from a callback: an object, so the finally below sees it).
+  const held: { workspace: JobWorkspace | null } = { workspace: null };
+  let opening: Promise<JobWorkspace> | null = null;
+  let workspaceError: unknown = null;
+  const workspaceLost = new AbortController();
+  const denyGlobs = [...DEFAULT_DENY_GLOBS, ...(project.settings.deniedPaths ?? [])];
   let usage: AgentOutcome['usage'] | null = null;
   let branch: string | null = job.branch;
   try {
@@ -91,21 +96,39 @@ async function runJob(
 
     branch = job.branch ?? branchName(prompts[0] ?? prompt, job.id);
     await input.setBranch(branch);
-    workspace = await openWorkspace(options.workspaces, input, branch, authorization);
-    await input.event('workspace', {
-      branch,
-      base: job.source_ref,
-      mirror: workspace.mirrorCloned ? 'cloned' : 'fetched',
+    // The model starts as soon as its instructions are known, while the worktree is prepared
+    // (see "A run, step by step" in docs/agent-jobs.md); every tool call waits for the worktree.
+    // If the worktree cannot be made, the model call is aborted and the workspace's failure is
+    // the job's.
+    let started: (view: WorkspaceStartView) => void = () => {};
+    const startView = new Promise<WorkspaceStartView>((resolve) => {
+      started = resolve;
+    });
+    const jobBranch = branch;
+    opening = openWorkspace(options.workspaces, input, jobBranch, authorization, started).then(
+      async (opened) => {
+        held.workspace = opened;
+        await input.event('workspace', {
+          branch: jobBranch,
+          base: job.source_ref,
+          mirror: opened.mirrorCloned ? 'cloned' : 'fetched',
+        });
+        return opened;
+      },
+    );
+    opening.catch((error) => {
+      workspaceError = error;
+      workspaceLost.abort(error);
     });
 
     const toolbox = await createAgentTools({
-      root: workspace.path,
-      denyGlobs: [...DEFAULT_DENY_GLOBS, ...(project.settings.deniedPaths ?? [])],
+      root: opening.then((opened) => opened.path),
+      denyGlobs,
       onEvent: (event) => input.event('tool_call', { ...event }).catch(() => {}),
     });
     const instructions = buildAgentInstructions({
       prompt,
-      repositoryInstructions: await repositoryInstructions(toolbox.guards),
+      repositoryInstructions: await repositoryInstructions(startView, opening, toolbox, denyGlobs),
       history: input.history,
     });
     const outcome = await runAgent({
@@ -114,7 +137,7 @@ async function runJob(
       tools: toolbox.tools,
       instructions,
       limits: resolveAgentLimits(project.settings, options.limits ?? DEFAULT_AGENT_LIMITS),
-      signal,
+      signal: AbortSignal.any([signal, workspaceLost.signal]),
       streaming: options.streaming ?? false,
       isFailedToolOutput,
       onStep: (step) =>
@@ -122,6 +145,8 @@ async function runJob(
           .event('step', { step: step.step, usage: step.usage, tools: step.toolCalls.length })
           .catch(() => {}),
     });
+    if (workspaceError !== null) throw workspaceError;
+    const opened = await opening;
     usage = outcome.usage;
     if (outcome.stoppedBy === 'cancelled') {
       return { status: 'failed', code: 'cancelled', message: 'Cancelled while running.', usage };
@@ -129,13 +154,13 @@ async function runJob(
 
     const title = pullRequestTitle(outcome.title, prompt);
     // Only what the tools touched is staged: scanning a 10,000-file tree for changes costs more.
-    const commit = await workspace.commit(config.gitAuthor, commitMessage(title, outcome.summary), {
+    const commit = await opened.commit(config.gitAuthor, commitMessage(title, outcome.summary), {
       paths: toolbox.changedPaths(),
     });
     if (commit.committed) await input.event('committed', { commit: commit.commit });
     // A commit just made puts the branch ahead of its base; only a run that committed nothing asks
     // git, because a follow-up or a retry may still carry earlier commits to publish.
-    if (!commit.committed && (await workspace.commitsAhead()) === 0) {
+    if (!commit.committed && (await opened.commitsAhead()) === 0) {
       if (BOUNDS.includes(outcome.stoppedBy) && outcome.stoppedBy !== 'no_more_tool_calls') {
         return {
           status: 'failed',
@@ -155,8 +180,8 @@ async function runJob(
         usage,
       };
     }
-    await options.saveDiff?.(job.id, await workspace.diff());
-    await workspace.push();
+    await options.saveDiff?.(job.id, await opened.diff());
+    await opened.push();
     await input.event('pushed', { branch });
     const pr = await codeHost.openOrUpdatePullRequest({
       repositoryUrl: job.source_repository,
@@ -185,12 +210,16 @@ async function runJob(
     };
   } catch (error) {
     if (signal.aborted) return { status: 'failed', code: 'cancelled', message: 'Stopped while running.' };
-    const failure = asFailure(error);
+    // A worktree that could not be made explains whatever else failed meanwhile (the model call
+    // it aborted, a tool that could not run).
+    await opening?.catch(() => undefined);
+    const failure = asFailure(workspaceError ?? error);
     if (failure === null) throw error;
     options.logger.warn({ jobId: job.id, code: failure.code }, 'job failed');
     return { status: 'failed', code: failure.code, message: failure.message, usage, branch };
   } finally {
-    await workspace?.remove().catch((error) => {
+    await opening?.catch(() => undefined);
+    await held.workspace?.remove().catch((error) => {
       options.logger.warn({ err: error, jobId: job.id }, 'could not remove the worktree');
     });
   }
@@ -202,11 +231,12 @@ async function openWorkspace(
   input: JobRunInput,
   branch: string,
   authorization: string,
+  onStart: (view: WorkspaceStartView) => void,
 ): Promise<JobWorkspace> {
   const { job, signal } = input;
   const repository = { url: job.source_repository, authorization };
   const open = (start: Parameters<Workspaces['open']>[0]['start']) =>
-    workspaces.open({ repository, jobId: job.id, branch, start, signal });
+    workspaces.open({ repository, jobId: job.id, branch, start, signal, onStart });
   if (job.branch === null) return open({ kind: 'new', ref: job.source_ref });
   try {
     return await open({ kind: 'continue', baseRef: job.source_ref });
@@ -218,12 +248,52 @@ async function openWorkspace(
   }
 }
 
-/** .docwright/AGENTS.md, else AGENTS.md, read through the same guards as the agent's tools. */
-async function repositoryInstructions(guards: Guards): Promise<RepositoryInstructions | null> {
+/**
+ * .docwright/AGENTS.md, else AGENTS.md, under the same rules as the agent's tools. On a cached
+ * mirror it is read from the mirror at the start commit as soon as the fetch is done, so the
+ * model need not wait for the worktree; the worktree is the source when this job cloned the
+ * mirror (its file contents are fetched by the checkout anyway) and when only a checkout can
+ * judge the file (a symbolic link, bytes that are not UTF-8).
+ */
+async function repositoryInstructions(
+  startView: Promise<WorkspaceStartView>,
+  opening: Promise<JobWorkspace>,
+  toolbox: AgentToolbox,
+  denyGlobs: readonly string[],
+): Promise<RepositoryInstructions | null> {
+  // The worktree may be ready (or failed) without the start view ever coming.
+  const view = await Promise.race([startView, opening.then(() => null)]);
+  if (view !== null && !view.mirrorCloned) {
+    const fromMirror = await instructionsFromMirror(view, denyGlobs);
+    if (fromMirror !== 'needs_checkout') return fromMirror;
+  }
+  const guards = await toolbox.guards();
   for (const path of REPOSITORY_INSTRUCTION_FILES) {
     try {
       const { file, text } = await readTextFile(guards, path);
       return { path: file.relative, content: text };
+    } catch (error) {
+      if (!isToolRefusal(error)) throw error;
+    }
+  }
+  return null;
+}
+
+/** The tools' refusals, applied to the mirror's files: denied, too large, binary → the next one. */
+async function instructionsFromMirror(
+  view: WorkspaceStartView,
+  denyGlobs: readonly string[],
+): Promise<RepositoryInstructions | null | 'needs_checkout'> {
+  const rules = Guards.rulesOnly(denyGlobs);
+  const allowed = REPOSITORY_INSTRUCTION_FILES.filter((path) => rules.isAllowed(path));
+  if (allowed.length === 0) return null;
+  for (const entry of await view.listFiles(allowed, MAX_FILE_BYTES)) {
+    if (entry.kind === 'symlink') return 'needs_checkout';
+    if (entry.kind !== 'file') continue;
+    const bytes = await entry.read();
+    if (bytes === null) return 'needs_checkout';
+    try {
+      return { path: entry.path, content: rules.decodeText(entry.path, bytes) };
     } catch (error) {
       if (!isToolRefusal(error)) throw error;
     }

@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { createAgentRunner } from '../../src/agent/run-job.ts';
+import type { GitRunner } from '../../src/agent/workspace/git-runner.ts';
+import { Workspaces } from '../../src/agent/workspace/workspaces.ts';
 import type { CodeHost, CodeHostOptions } from '../../src/code-hosts/contract.ts';
 import { createCodeHost } from '../../src/code-hosts/factory.ts';
 import type { Config } from '../../src/config/config.ts';
@@ -55,6 +57,8 @@ export interface HarnessOptions {
   /** False: the test starts h.worker itself (e.g. after preparing the remote). */
   startWorker?: boolean;
   worker?: { concurrency?: number; leaseMs?: number; maxAttempts?: number; pollIntervalMs?: number };
+  /** Runs the workspace's git commands (a test may hold one back to order events). */
+  gitRunner?: GitRunner;
 }
 
 /** Runs instead of the real runner while set: prepares the remote, or plays a worker dying. */
@@ -173,6 +177,15 @@ export async function startAgentHarness(db: Database, options: HarnessOptions = 
     codeHost,
     model: { retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 } },
     saveDiff: (jobId, diff) => saveJobDiff(db, jobId, diff),
+    ...(options.gitRunner
+      ? {
+          workspaces: new Workspaces({
+            cacheDir: join(dataDir, 'repos'),
+            worktreesDir: join(dataDir, 'worktrees'),
+            runner: options.gitRunner,
+          }),
+        }
+      : {}),
   });
   const worker = new JobWorker({
     db,

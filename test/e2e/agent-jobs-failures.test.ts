@@ -171,7 +171,9 @@ await forEachBackend('agent jobs that go wrong, end to end (GitHub)', ({ db }) =
     h.llm.enqueue(reply.hang());
     const created = await h.createJob('Cancel me while thinking');
     await h.llm.waitForRequests(index + 1);
-    assert.deepEqual(await h.worktrees(), [created.id], 'the run has its worktree');
+    // The model may be asked before the worktree is ready (docs/agent-jobs.md): it comes meanwhile.
+    await eventually('the run to have its worktree', async () => (await h.worktrees()).includes(created.id));
+    assert.deepEqual(await h.worktrees(), [created.id]);
     const cancelled = await h.cancelJob(created.id);
     assert.equal(cancelled.statusCode, 200);
     assert.equal(cancelled.body.status, 'failed');

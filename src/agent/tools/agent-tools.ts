@@ -9,7 +9,7 @@ import { createFileTool } from './create-file.ts';
 import { deleteFileTool } from './delete-file.ts';
 import { editFileTool } from './edit-file.ts';
 import { finishTool } from './finish.ts';
-import { Guards, isToolRefusal } from './guards.ts';
+import { DEFAULT_DENY_GLOBS, Guards, isToolRefusal } from './guards.ts';
 import { listFiles } from './list-files.ts';
 import { moveFileTool } from './move-file.ts';
 import { readFileTool } from './read-file.ts';
@@ -35,8 +35,11 @@ const IMPLEMENTATIONS: Record<ToolName, (context: ToolContext, input: unknown) =
 };
 
 export interface AgentToolsOptions {
-  /** The job's worktree: the only directory the tools touch. */
-  root: string;
+  /**
+   * The job's worktree: the only directory the tools touch. A promise when the model starts
+   * before the worktree is ready: every call waits for it (and fails if it fails).
+   */
+  root: string | Promise<string>;
   /** The project's deny list (globs); DEFAULT_DENY_GLOBS when not given. .git is always refused. */
   denyGlobs?: readonly string[];
   runner?: GitRunner;
@@ -56,7 +59,8 @@ export interface AgentToolbox {
    * sorted: what JobWorkspace.commit() needs to stage, without scanning the whole tree.
    */
   changedPaths(): string[];
-  guards: Guards;
+  /** The guards of the worktree, once it is ready. */
+  guards(): Promise<Guards>;
 }
 
 const MAX_EVENT_TEXT = 200;
@@ -86,8 +90,17 @@ function fileSystemMessage(error: unknown): string | null {
 }
 
 export async function createAgentTools(options: AgentToolsOptions): Promise<AgentToolbox> {
-  const guards = await Guards.create(options.root, options.denyGlobs);
-  const context: ToolContext = { guards, git: options.runner ?? new GitRunner(), finish: null };
+  const denyGlobs = options.denyGlobs ?? DEFAULT_DENY_GLOBS;
+  // A bad deny list is refused now, not at the first call.
+  Guards.rulesOnly(denyGlobs);
+  const git = options.runner ?? new GitRunner();
+  let context: ToolContext | null = null;
+  const ready = Promise.resolve(options.root).then(async (root): Promise<ToolContext> => {
+    context = { guards: await Guards.create(root, denyGlobs), git, finish: null };
+    return context;
+  });
+  // A worktree that never comes is the caller's failure to report; no call may be left to see it.
+  ready.catch(() => undefined);
   // The AI SDK runs the tool calls of one step in parallel; files are changed one call at a time.
   let queue: Promise<unknown> = Promise.resolve();
   const changedPaths = new Set<string>();
@@ -95,9 +108,10 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
   const execute = async (name: string, input: unknown): Promise<ToolResult> => {
     const implementation = IMPLEMENTATIONS[name as ToolName];
     if (!implementation) return failure(`There is no tool named "${name}".`);
+    const toolContext = await ready;
     let result: ToolResult;
     try {
-      result = await implementation(context, input);
+      result = await implementation(toolContext, input);
     } catch (error) {
       const message = isToolRefusal(error) ? error.message : fileSystemMessage(error);
       if (message === null) throw error;
@@ -132,5 +146,11 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
     });
   }
 
-  return { tools, run, finished: () => context.finish, changedPaths: () => [...changedPaths].sort(), guards };
+  return {
+    tools,
+    run,
+    finished: () => context?.finish ?? null,
+    changedPaths: () => [...changedPaths].sort(),
+    guards: async () => (await ready).guards,
+  };
 }

@@ -54,10 +54,20 @@ export class Guards {
 
   /** Guards for the worktree at `root`; `denyGlobs` is the project's list (default: DEFAULT_DENY_GLOBS). */
   static async create(root: string, denyGlobs: readonly string[] = DEFAULT_DENY_GLOBS): Promise<Guards> {
-    for (const glob of denyGlobs)
-      if (typeof glob !== 'string' || glob.length === 0)
-        throw new Error('Deny-list entries must be non-empty globs');
+    checkDenyGlobs(denyGlobs);
     return new Guards(await realpath(root), denyGlobs);
+  }
+
+  /**
+   * The path and content rules alone, for files read without a worktree (the repository's
+   * instructions, read from the mirror): the same deny list, size limit and text check. Paths
+   * cannot be resolved through it (there is no root; a NUL makes any attempt fail).
+   */
+  static rulesOnly(
+    denyGlobs: readonly string[] = DEFAULT_DENY_GLOBS,
+  ): Pick<Guards, 'isAllowed' | 'checkRequestedPath' | 'checkReadableSize' | 'decodeText'> {
+    checkDenyGlobs(denyGlobs);
+    return new Guards('\0', denyGlobs);
   }
 
   /**
@@ -214,6 +224,12 @@ export class Guards {
     const trimmed = input.replace(/^\.\//, '').replace(/\/+$/, '');
     return trimmed.includes('/') ? trimmed : `**/${trimmed}`;
   }
+}
+
+function checkDenyGlobs(denyGlobs: readonly string[]): void {
+  for (const glob of denyGlobs)
+    if (typeof glob !== 'string' || glob.length === 0)
+      throw new Error('Deny-list entries must be non-empty globs');
 }
 
 async function isSymlink(path: string): Promise<boolean> {

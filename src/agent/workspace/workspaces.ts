@@ -9,6 +9,7 @@ import { GitRunner } from './git-runner.ts';
 import { type IdlePool, idlePoolFor, takeIdleWorktree } from './idle-worktrees.ts';
 import { JobWorkspace } from './job-workspace.ts';
 import { lockPathFor, mirrorPathFor, refreshMirror, resolveStartCommit } from './mirror.ts';
+import { listMirrorFiles, type MirrorEntry } from './mirror-file.ts';
 import { withMirrorLock } from './mirror-lock.ts';
 import { checkRefName, checkRepositoryUrl } from './repository-url.ts';
 import { createScrubber, secretsOfAuthorization } from './scrub.ts';
@@ -44,6 +45,19 @@ export interface OpenWorkspaceInput {
   start: WorkspaceStart;
   /** Aborts git commands under way (cancel); the worktree is still removed by remove(). */
   signal?: AbortSignal;
+  /**
+   * Told as soon as the mirror is fresh and the start commit known, before the worktree is
+   * prepared: a caller may read files from the mirror meanwhile (the agent's instructions).
+   */
+  onStart?: (start: WorkspaceStartView) => void;
+}
+
+/** The job's start commit in the fresh mirror, readable before the worktree exists. */
+export interface WorkspaceStartView {
+  /** True when this job cloned the mirror (its file contents are then not fetched yet). */
+  mirrorCloned: boolean;
+  /** See listMirrorFiles(). */
+  listFiles(paths: readonly string[], maxBytes: number): Promise<MirrorEntry[]>;
 }
 
 export interface WorkspacesOptions {
@@ -123,6 +137,10 @@ export class Workspaces {
           base,
           input.start,
         );
+        input.onStart?.({
+          mirrorCloned: cloned,
+          listFiles: (paths, maxBytes) => listMirrorFiles(context, mirrorPath, startCommit, paths, maxBytes),
+        });
         await this.addWorktree(context, mirrorPath, pool, path, branch, startCommit);
         return { cloned, baseCommit };
       },

@@ -180,8 +180,14 @@ async function runJob(
         usage,
       };
     }
-    await options.saveDiff?.(job.id, await opened.diff());
-    await opened.push();
+    // The diff is kept while the branch is pushed: neither needs the other. A refused push is
+    // the failure to report when both fail.
+    const [saved, pushed] = await Promise.allSettled([
+      opened.diff().then((diff) => options.saveDiff?.(job.id, diff)),
+      opened.push(),
+    ]);
+    if (pushed.status === 'rejected') throw pushed.reason;
+    if (saved.status === 'rejected') throw saved.reason;
     await input.event('pushed', { branch });
     const pr = await codeHost.openOrUpdatePullRequest({
       repositoryUrl: job.source_repository,

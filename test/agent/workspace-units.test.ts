@@ -2,7 +2,7 @@
 // messages are classified, the scrubber, the environment git runs in, and the mirror lock within
 // a process and across processes.
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -20,6 +20,7 @@ import {
 } from '../../src/agent/workspace/failures.ts';
 import { buildGitEnv } from '../../src/agent/workspace/git-env.ts';
 import { GitRunner } from '../../src/agent/workspace/git-runner.ts';
+import { cleanCommitMessage } from '../../src/agent/workspace/job-workspace.ts';
 import { MirrorLockTimeout, withMirrorLock } from '../../src/agent/workspace/mirror-lock.ts';
 import { checkRefName, checkRepositoryUrl } from '../../src/agent/workspace/repository-url.ts';
 import { createScrubber, secretsOfAuthorization } from '../../src/agent/workspace/scrub.ts';
@@ -341,5 +342,32 @@ describe('the mirror lock', () => {
     } finally {
       holder.kill('SIGKILL');
     }
+  });
+});
+
+describe('commit messages are cleaned as git commit --cleanup=strip cleans them', () => {
+  test('comment lines, trailing spaces, repeated and outer empty lines go; the rest stays', () => {
+    assert.equal(
+      cleanCommitMessage('\n\n  \nTitle  \n\n\n# a comment\nBody line\t\n \nLast #not a comment\n\n'),
+      'Title\n\nBody line\n\nLast #not a comment',
+    );
+    assert.equal(cleanCommitMessage('Fix typo\r\n\r\nIn the guide.\r\n'), 'Fix typo\n\nIn the guide.');
+    assert.equal(cleanCommitMessage('# only a comment\n\n'), '');
+    assert.equal(cleanCommitMessage('  indented title'), '  indented title');
+  });
+
+  test('the same text as git stripspace --strip-comments, for any message', () => {
+    const piece = fc.constantFrom('#', ' ', '\t', '\n', '\r\n', 'a', 'Title', '# x', 'é');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
+        const message = pieces.join('');
+        const git = spawnSync('git', ['stripspace', '--strip-comments'], {
+          input: message,
+          encoding: 'utf8',
+        });
+        assert.equal(cleanCommitMessage(message), git.stdout.replace(/\n$/, ''), JSON.stringify(message));
+      }),
+      { numRuns: 200 },
+    );
   });
 });

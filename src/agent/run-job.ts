@@ -225,9 +225,17 @@ async function runJob(
     return { status: 'failed', code: failure.code, message: failure.message, usage, branch };
   } finally {
     await opening?.catch(() => undefined);
-    await held.workspace?.remove().catch((error) => {
-      options.logger.warn({ err: error, jobId: job.id }, 'could not remove the worktree');
-    });
+    const workspace = held.workspace;
+    const remove = async () => {
+      await workspace?.remove().catch((error) => {
+        options.logger.warn({ err: error, jobId: job.id }, 'could not remove the worktree');
+      });
+    };
+    // After the outcome is recorded when the worker allows it: the job's end is not held up by
+    // parking the worktree. remove() leaves alone a worktree that is no longer this run's (a
+    // follow-up already taken by another process sharing the data directory).
+    if (input.deferCleanup && workspace) input.deferCleanup(remove);
+    else await remove();
   }
 }
 

@@ -498,6 +498,42 @@ describe('a job from clone to pushed branch', () => {
     }
   });
 
+  test('a late removal of an earlier run leaves alone the worktree a later run of the job put there', async () => {
+    // The outcome is recorded before the worktree is removed, so a follow-up of the job may be
+    // taken (by another process sharing the data directory) before the earlier run's removal.
+    const job = newJob('Follow me up');
+    const spacesNow = spaces();
+    const earlier = await spacesNow.open({
+      repository: access('docs'),
+      ...job,
+      start: { kind: 'new', ref: null },
+    });
+    const later = await spacesNow.open({
+      repository: access('docs'),
+      ...job,
+      start: { kind: 'new', ref: null },
+    });
+    try {
+      assert.equal(later.path, earlier.path);
+      await writeFile(join(later.path, 'follow-up.md'), 'the later run is working here\n');
+      await earlier.remove();
+      assert.equal(
+        await readFile(join(later.path, 'follow-up.md'), 'utf8'),
+        'the later run is working here\n',
+      );
+      assert.equal(await bareGit(later.path, 'symbolic-ref', 'HEAD'), `refs/heads/${job.branch}`);
+      await later.commit(BOT, 'Follow-up');
+      await later.push();
+      assert.equal(
+        await bareGit(server.repoPath('docs'), 'show', `${job.branch}:follow-up.md`),
+        'the later run is working here',
+      );
+    } finally {
+      await later.remove();
+    }
+    await assert.rejects(lstat(later.path), { code: 'ENOENT' }, 'the later run removes its own worktree');
+  });
+
   test('two jobs on a new repository at once: one clone, both worktrees work', async () => {
     await server.createRepo('parallel');
     const spacesNow = workspaces('parallel');

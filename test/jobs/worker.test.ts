@@ -102,6 +102,51 @@ await forEachBackend('job worker', ({ db }) => {
     await worker.stop(0);
   });
 
+  test('deferred cleanup runs after the outcome is recorded; the job holds its slot until it ends', async () => {
+    const { project } = await seedProject(db());
+    let releaseCleanup: () => void = () => {};
+    const cleanupMayEnd = new Promise<void>((resolve) => {
+      releaseCleanup = resolve;
+    });
+    let statusSeenByCleanup: string | null = null;
+    let cleanupEnded = false;
+    const worker = await startWorker(async (input) => {
+      input.deferCleanup?.(async () => {
+        statusSeenByCleanup = (await getJob(db(), project.id, input.job.id)).status;
+        await cleanupMayEnd;
+        cleanupEnded = true;
+      });
+      return completed();
+    });
+    const job = await newJob(project.id);
+    await waitFor('the cleanup to start', async () => statusSeenByCleanup !== null);
+    assert.equal(statusSeenByCleanup, 'completed', 'the outcome was recorded before the cleanup ran');
+    assert.deepEqual(worker.activeJobIds, [job.id], 'the slot is held while the cleanup runs');
+    const stopped = worker.stop(10_000);
+    releaseCleanup();
+    await stopped;
+    assert.equal(cleanupEnded, true, 'stop() waited for the cleanup');
+    assert.deepEqual(worker.activeJobIds, []);
+  });
+
+  test('deferred cleanup runs also when the job was cancelled while running', async () => {
+    const { project } = await seedProject(db());
+    let cleaned = false;
+    const worker = await startWorker(async (input) => {
+      input.deferCleanup?.(async () => {
+        cleaned = true;
+      });
+      await untilAborted(input.signal);
+      return { status: 'failed', code: 'cancelled', message: 'Stopped while running.' };
+    });
+    const job = await newJob(project.id);
+    await waitFor('the job to run', async () => worker.activeJobIds.includes(job.id));
+    await cancelJob(db(), project.id, job.id);
+    await waitFor('the worker to let go', async () => !worker.activeJobIds.includes(job.id));
+    assert.equal(cleaned, true);
+    await worker.stop(0);
+  });
+
   test('cancel reaches a running job: the runner is aborted and the outcome stays cancelled', async () => {
     const { project } = await seedProject(db());
     let aborted = false;

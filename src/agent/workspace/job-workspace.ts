@@ -7,6 +7,7 @@ import { type GitContext, runGit } from './git-command.ts';
 import { type IdlePool, parkWorktree } from './idle-worktrees.ts';
 import { withMirrorLock } from './mirror-lock.ts';
 import { deleteInBackground, moveToTrash } from './trash.ts';
+import { isWorktreeMarked } from './worktree-owner.ts';
 
 export interface CommitIdentity {
   name: string;
@@ -24,6 +25,8 @@ export interface JobWorkspaceInit {
   branch: string;
   baseCommit: string;
   mirrorCloned: boolean;
+  /** This run's mark on the worktree (worktree-owner.ts). */
+  mark: string;
   lockTimeoutMs: number;
   pool: IdlePool;
 }
@@ -174,6 +177,8 @@ export class JobWorkspace {
     const trash = await withMirrorLock(
       lockPath,
       async () => {
+        // Replaced meanwhile by a later run of the job (which trashed this one): not ours to touch.
+        if (!(await isWorktreeMarked(this.path, this.init.mark))) return null;
         if (await parkWorktree(quiet, mirrorPath, pool, this.path)) {
           await runGit(quiet, ['branch', '--quiet', '-D', this.branch], {
             cwd: mirrorPath,

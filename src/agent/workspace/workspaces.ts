@@ -14,6 +14,7 @@ import { withMirrorLock } from './mirror-lock.ts';
 import { checkRefName, checkRepositoryUrl } from './repository-url.ts';
 import { createScrubber, secretsOfAuthorization } from './scrub.ts';
 import { deleteInBackground, moveToTrash, sweepTrash } from './trash.ts';
+import { markWorktree } from './worktree-owner.ts';
 
 export interface RepositoryAccess {
   /** https:// URL of the repository, without credentials. */
@@ -125,7 +126,7 @@ export class Workspaces {
     await mkdir(this.worktreesDir, { recursive: true });
     void sweepTrash(this.worktreesDir);
 
-    const { cloned, baseCommit } = await withMirrorLock(
+    const { cloned, baseCommit, mark } = await withMirrorLock(
       lockPath,
       async () => {
         const { cloned, remoteHead } = await refreshMirror(context, mirrorPath, url, baseRef === null);
@@ -142,7 +143,7 @@ export class Workspaces {
           listFiles: (paths, maxBytes) => listMirrorFiles(context, mirrorPath, startCommit, paths, maxBytes),
         });
         await this.addWorktree(context, mirrorPath, pool, path, branch, startCommit);
-        return { cloned, baseCommit };
+        return { cloned, baseCommit, mark: await markWorktree(path) };
       },
       { timeoutMs: this.lockTimeoutMs, signal: input.signal },
     );
@@ -155,6 +156,7 @@ export class Workspaces {
       branch,
       baseCommit,
       mirrorCloned: cloned,
+      mark,
       lockTimeoutMs: this.lockTimeoutMs,
       pool,
     });

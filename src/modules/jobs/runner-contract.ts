@@ -19,6 +19,13 @@ export interface JobRunInput {
   event(type: string, data?: object): Promise<void>;
   /** Records the job's branch as soon as it is known. */
   setBranch(branch: string): Promise<void>;
+  /**
+   * Runs `task` once the outcome is recorded, so a client sees the job end without waiting for
+   * it (removing the worktree). The worker holds the job's slot until it has run: a later try of
+   * the job in this process starts after it, and a graceful stop waits for it. Without this hook
+   * the runner does such work before returning.
+   */
+  deferCleanup?(task: () => Promise<void>): void;
 }
 
 export interface JobUsage {

@@ -186,8 +186,24 @@ export class JobWorker {
   }
 
   private async execute(job: Awaited<ReturnType<typeof claimNextJob>> & object, run: Running): Promise<void> {
-    const { db, logger, leaseMs, runner } = this.options;
-    const log = logger.child({ jobId: job.id, attempt: job.attempts });
+    const log = this.options.logger.child({ jobId: job.id, attempt: job.attempts });
+    const cleanups: (() => Promise<void>)[] = [];
+    try {
+      await this.runAndRecord(job, run, log, (task) => void cleanups.push(task));
+    } finally {
+      for (const cleanup of cleanups) {
+        await cleanup().catch((error) => log.warn({ err: error }, 'cleanup after the job failed'));
+      }
+    }
+  }
+
+  private async runAndRecord(
+    job: Awaited<ReturnType<typeof claimNextJob>> & object,
+    run: Running,
+    log: Logger,
+    deferCleanup: (task: () => Promise<void>) => void,
+  ): Promise<void> {
+    const { db, leaseMs, runner } = this.options;
     const heartbeat = setInterval(
       () => {
         renewLease(db, job.id, this.id, leaseMs)
@@ -217,6 +233,7 @@ export class JobWorker {
         signal: run.controller.signal,
         event: (type, data = {}) => insertEvent(db, job.id, type, data),
         setBranch: (branch) => updateJobBranch(db, job.id, this.id, branch),
+        deferCleanup,
       });
     } catch (error) {
       if (run.abortReason === null) log.error({ err: error }, 'job runner failed unexpectedly');

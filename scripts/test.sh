@@ -13,7 +13,9 @@ echo "== type check (tsc --noEmit)"
 echo "== lint and format check (biome)"
 "$node" node_modules/@biomejs/biome/bin/biome check .
 echo "== tests"
-# Each file gets a fresh database per backend; a hung test fails after the timeout instead of
-# hanging CI. Arguments narrow the run: npm test -- test/analytics/*.test.ts
+# Each file gets a fresh database per backend; a hung test fails after the timeout, and a file that
+# does not exit fails after its own limit (test/helpers/file-time-limit.ts), instead of hanging CI.
+# Arguments narrow the run: npm test -- test/analytics/*.test.ts
 if [ "$#" -gt 0 ]; then set -- "$@"; else set -- "test/**/*.test.ts"; fi
-exec "$node" --test --test-concurrency=2 --test-timeout=300000 "$@"
+exec "$node" --test --test-concurrency=2 --test-timeout=300000 \
+  --import ./test/helpers/file-time-limit.ts "$@"

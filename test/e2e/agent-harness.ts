@@ -130,11 +130,35 @@ export async function startAgentHarness(db: Database, options: HarnessOptions = 
       },
     }),
   );
+  // What has been started so far is closed again if a later step fails: a half-built harness
+  // would otherwise keep the test file's process alive after its tests were cancelled.
+  const started: Array<() => Promise<unknown>> = [];
+  try {
+    return await buildHarness(db, options, kind, token, logs, logger, started);
+  } catch (error) {
+    await Promise.allSettled(started.reverse().map((close) => close()));
+    throw error;
+  }
+}
+
+async function buildHarness(
+  db: Database,
+  options: HarnessOptions,
+  kind: HostKind,
+  token: string,
+  logs: string[],
+  logger: ReturnType<typeof createLogger>,
+  started: Array<() => Promise<unknown>>,
+): Promise<AgentHarness> {
   const dataDir = await mkdtemp('/dev/shm/docwright-e2e-');
+  started.push(() => rm(dataDir, { recursive: true, force: true }));
   const git = await startGitHttpServer({ authorization: gitAuthorization(kind, token) });
+  started.push(() => git.close());
   await git.createRepo(REPOSITORY);
   const llm = await startScriptedLlmServer({ apiKey: MODEL_KEY });
+  started.push(() => llm.close());
   const host = await startHostStand(kind, { token, bareRepository: git.repoPath(REPOSITORY) });
+  started.push(() => host.stop());
 
   const secretKey = randomBytes(32);
   const project = await createProject(db, {
@@ -196,6 +220,7 @@ export async function startAgentHarness(db: Database, options: HarnessOptions = 
     maxAttempts: options.worker?.maxAttempts ?? 2,
     ...(options.worker?.pollIntervalMs ? { pollIntervalMs: options.worker.pollIntervalMs } : {}),
   });
+  started.push(() => worker.stop(0));
   if (options.startWorker !== false) await worker.start();
   const app = await createTestApp(db, { onJobQueued: () => worker.nudge() });
   const auth = { authorization: `Bearer ${adminKey}` };

@@ -43,6 +43,20 @@ export async function startPrismProxy(
   upstreamUrl: string,
   timeoutMs = 60_000,
 ): Promise<PrismProxy> {
+  // The free port is found by this process and then taken by Prism's: another process can take
+  // it in between (seen in CI, EADDRINUSE), so a lost race is retried on a new port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startPrismOnce(specFile, upstreamUrl, timeoutMs);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt >= 5) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startPrismOnce(specFile: string, upstreamUrl: string, timeoutMs: number): Promise<PrismProxy> {
   const require = createRequire(import.meta.url);
   const cli = require.resolve('@stoplight/prism-cli/dist/index.js');
   const port = await freePort();
@@ -74,7 +88,8 @@ export async function startPrismProxy(
     child.stdout?.on('data', check);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`Prism exited with ${code} before listening:\n${output}`));
+      const message = `Prism exited with ${code} before listening:\n${output}`;
+      reject(output.includes('EADDRINUSE') ? new PortTakenError(message) : new Error(message));
     });
   });
   startedAt = output.length;

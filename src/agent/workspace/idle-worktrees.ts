@@ -3,11 +3,14 @@
 // of a job on a cached mirror (10,000 files written, then deleted again); switching a kept
 // worktree to the next job's commit rewrites only the files that differ.
 //
-// A reused worktree must be indistinguishable from a fresh one: it is moved into the job's path
-// with `git worktree move` (git's record follows), checked out with --force at the start commit
-// (local edits of the previous job discarded), and cleaned with `clean -ffdx` (untracked and
-// ignored files removed). If any step fails, it is thrown away and a fresh worktree is added.
-// All of it runs under the mirror lock.
+// A reused worktree must be indistinguishable from a fresh one: it is cleaned with `clean -ffdx`
+// (untracked and ignored files removed) when it is kept, which happens after the previous job's
+// outcome is recorded, off the next job's path; the next job moves it into its own path with
+// `git worktree move` (git's record follows) and checks it out with --force at its start commit
+// (local edits of the previous job discarded). A kept worktree is named "<key>.<time>-<job>":
+// only worktrees kept this way are taken (ones kept by earlier versions, "<key>-…", were cleaned
+// by the taker and are left alone). If any step fails, the worktree is thrown away and a fresh one
+// is added. All of it runs under the mirror lock.
 import { mkdir, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { type GitContext, runGit } from './git-command.ts';
@@ -28,7 +31,7 @@ export function idlePoolFor(worktreesDir: string, mirrorPath: string, max: numbe
 
 async function entries(pool: IdlePool): Promise<string[]> {
   try {
-    return (await readdir(pool.dir)).filter((name) => name.startsWith(`${pool.key}-`)).sort();
+    return (await readdir(pool.dir)).filter((name) => name.startsWith(`${pool.key}.`)).sort();
   } catch {
     return [];
   }
@@ -58,7 +61,6 @@ export async function takeIdleWorktree(
       cwd: path,
       action: 'checking out the worktree',
     });
-    await runGit(context, ['clean', '-ffdxq'], { cwd: path, action: 'cleaning the worktree' });
     return true;
   } catch {
     for (const leftover of [idle, path]) {
@@ -81,9 +83,11 @@ export async function parkWorktree(
   path: string,
 ): Promise<boolean> {
   if (pool.max <= 0 || (await entries(pool)).length >= pool.max) return false;
-  const idle = join(pool.dir, `${pool.key}-${Date.now().toString(36)}-${basename(path)}`);
+  const idle = join(pool.dir, `${pool.key}.${Date.now().toString(36)}-${basename(path)}`);
   try {
     await mkdir(pool.dir, { recursive: true });
+    // Cleaned now, so the next job need not: only what a checkout resets is left to it.
+    await runGit(context, ['clean', '-ffdxq'], { cwd: path, action: 'cleaning the worktree' });
     // Detached by rewriting HEAD only: a checkout would stat every file for nothing.
     await runGit(context, ['update-ref', '--no-deref', 'HEAD', 'HEAD'], {
       cwd: path,

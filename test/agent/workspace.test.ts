@@ -282,6 +282,9 @@ describe('a job from clone to pushed branch', () => {
     try {
       const mine = invocations.slice(seen).map((i) => i.args.slice(0, 2).join(' '));
       assert.ok(mine.includes('worktree move') && !mine.includes('worktree add'), mine.join('\n'));
+      // Kept at the commit the first job started from, which is this job's start too: only the
+      // branch is set, nothing is checked out.
+      assert.ok(!mine.some((args) => args.startsWith('checkout')), mine.join('\n'));
       assert.deepEqual(await readdir(idleDir), []);
       assert.equal(await bareGit(second.path, 'symbolic-ref', 'HEAD'), `refs/heads/${job.branch}`);
       assert.equal(await bareGit(second.path, 'rev-parse', 'HEAD'), second.baseCommit);
@@ -298,6 +301,41 @@ describe('a job from clone to pushed branch', () => {
       assert.equal(committed.committed, true);
     } finally {
       await second.remove();
+    }
+
+    // The base branch moved while the worktree was kept: it is checked out at the new commit,
+    // and is then as exact as before.
+    const bare = server.repoPath('reuse');
+    const tip = await bareGit(bare, 'rev-parse', 'refs/heads/main');
+    const moved = await bareGit(
+      bare,
+      '-c',
+      'user.name=Someone',
+      '-c',
+      'user.email=someone@example.com',
+      'commit-tree',
+      `${tip}^{tree}`,
+      '-p',
+      tip,
+      '-m',
+      'Base moved',
+    );
+    await bareGit(bare, 'update-ref', 'refs/heads/main', moved);
+    const beforeThird = invocations.length;
+    const third = await spacesNow.open({
+      repository: access('reuse'),
+      ...newJob('Third'),
+      start: { kind: 'new', ref: null },
+    });
+    try {
+      const mine = invocations.slice(beforeThird).map((i) => i.args.slice(0, 2).join(' '));
+      assert.ok(mine.includes('worktree move') && mine.includes('checkout --quiet'), mine.join('\n'));
+      assert.equal(third.baseCommit, moved);
+      assert.equal(await bareGit(third.path, 'rev-parse', 'HEAD'), moved);
+      assert.equal(await bareGit(third.path, 'status', '--porcelain', '--ignored'), '');
+      await assert.rejects(lstat(join(third.path, 'second.md')), { code: 'ENOENT' });
+    } finally {
+      await third.remove();
     }
 
     const three = await Promise.all(

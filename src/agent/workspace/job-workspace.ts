@@ -179,7 +179,7 @@ export class JobWorkspace {
       async () => {
         // Replaced meanwhile by a later run of the job (which trashed this one): not ours to touch.
         if (!(await isWorktreeMarked(this.path, this.init.mark))) return null;
-        if (await parkWorktree(quiet, mirrorPath, pool, this.path)) {
+        if (await parkWorktree(quiet, mirrorPath, pool, this.path, this.init.baseCommit)) {
           await runGit(quiet, ['branch', '--quiet', '-D', this.branch], {
             cwd: mirrorPath,
             action: 'deleting the local branch',

@@ -197,14 +197,30 @@ export class Workspaces {
     startCommit: string,
   ) {
     // A worktree left by an earlier attempt of the same job (its worker died) is replaced.
+    // Git's record of it is pruned then; otherwise there is nothing to prune (a worktree that is
+    // not kept is pruned when it is removed), so a job does not pay for it.
+    const prune = () =>
+      runGit(context, ['worktree', 'prune'], { cwd: mirrorPath, action: 'pruning worktrees' });
     const stale = await moveToTrash(path);
-    if (stale) deleteInBackground(stale);
-    await runGit(context, ['worktree', 'prune'], { cwd: mirrorPath, action: 'pruning worktrees' });
+    if (stale) {
+      deleteInBackground(stale);
+      await prune();
+    }
     if (await takeIdleWorktree(context, mirrorPath, pool, path, branch, startCommit)) return;
     // -B: the local branch may survive from that earlier attempt; it is reset to the start.
-    await runGit(context, ['worktree', 'add', '--quiet', '--no-track', '-B', branch, path, startCommit], {
-      cwd: mirrorPath,
-      action: 'checking out the worktree',
-    });
+    const add = () =>
+      runGit(context, ['worktree', 'add', '--quiet', '--no-track', '-B', branch, path, startCommit], {
+        cwd: mirrorPath,
+        action: 'checking out the worktree',
+      });
+    try {
+      await add();
+    } catch (error) {
+      // A record left by a process that died after its worktree's files were already gone (git
+      // then calls the path "missing but already registered"): pruned, and tried once more.
+      if (!(error instanceof WorkspaceFailure) || error.kind !== 'git_failed') throw error;
+      await prune();
+      await add();
+    }
   }
 }

@@ -202,6 +202,8 @@ async function runJob(
         jobUrl: `${config.publicUrl}/v2/agent/${project.id}/job/${job.id}`,
       }),
       draft: project.settings.draftPullRequests ?? false,
+      // Pushed for the first time just now: no pull request can be open for it yet.
+      headIsNew: !opened.branchOnHost,
       signal,
     });
     await input.event('pull_request', { url: pr.url, number: pr.number, reused: pr.reused });

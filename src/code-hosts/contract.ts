@@ -44,6 +44,13 @@ export interface PullRequestInput {
   body: string;
   /** Open as a draft. Applies when the pull request is created; a reused one keeps its state. */
   draft: boolean;
+  /**
+   * The head branch was not on the host before this job pushed it, so no pull request can be
+   * open for it: the lookup for one is skipped and the pull request created at once (one request
+   * instead of two). Should one exist all the same, the host's "already exists" answer still
+   * leads to it, as after a lookup that missed it.
+   */
+  headIsNew?: boolean;
   /** Aborts the HTTP calls (job cancelled, worker shutting down). */
   signal?: AbortSignal;
 }

@@ -97,6 +97,26 @@ describe('Gitea adapter (gitea-js → Gitea fake)', () => {
     assert.deepEqual(second, { url: first.url, number: first.number, reused: true });
   });
 
+  test('headIsNew: created without a lookup; one that exists all the same is found and reused', async () => {
+    fake.addBranch('docs-org', 'manual', 'docwright/new-1a2b');
+    const seen = fake.requests.length;
+    const first = await host.openOrUpdatePullRequest(input('docwright/new-1a2b', { headIsNew: true }));
+    assert.deepEqual(
+      fake.requests.slice(seen).map((r) => r.method),
+      ['POST'],
+    );
+    assert.equal(first.reused, false);
+    const second = await host.openOrUpdatePullRequest(
+      input('docwright/new-1a2b', { headIsNew: true, title: 'Said new, was not' }),
+    );
+    assert.deepEqual(second, { url: first.url, number: first.number, reused: true });
+    const pulls = fake.pulls('docs-org', 'manual').filter((p) => p.head === 'docwright/new-1a2b');
+    assert.deepEqual(
+      pulls.map((p) => p.title),
+      ['Said new, was not'],
+    );
+  });
+
   test('defaultBranch and gitAuthHeader', async () => {
     assert.equal(await host.defaultBranch(repositoryUrl), 'main');
     assert.deepEqual(decodeBasicHeader(await host.gitAuthHeader()), [TOKEN, 'x-oauth-basic']);

@@ -249,6 +249,24 @@ describe('GitHub adapter (Octokit → Prism → GitHub fake)', () => {
     assert.equal(stand.fake.pulls('acme', 'docs').find((p) => p.number === first.number)?.title, 'Renamed');
   });
 
+  test('headIsNew: created without a lookup; one that exists all the same is found and reused', async () => {
+    stand.fake.addBranch('acme', 'docs', 'docwright/new-5e6f');
+    const seen = stand.fake.requests.length;
+    const first = await open('docwright/new-5e6f', { headIsNew: true });
+    assert.deepEqual(
+      stand.fake.requests.slice(seen).map((r) => r.method),
+      ['POST'],
+    );
+    assert.equal(first.reused, false);
+    const second = await open('docwright/new-5e6f', { headIsNew: true, title: 'Said new, was not' });
+    assert.deepEqual(second, { url: first.url, number: first.number, reused: true });
+    const pulls = stand.fake.pulls('acme', 'docs').filter((p) => p.head === 'docwright/new-5e6f');
+    assert.deepEqual(
+      pulls.map((p) => p.title),
+      ['Said new, was not'],
+    );
+  });
+
   test('the schema check bites: an answer missing html_url is caught by Prism', async () => {
     stand.fake.addBranch('acme', 'docs', 'docwright/sabotaged');
     stand.fake.sabotageNextPullAnswers(1);

@@ -104,6 +104,26 @@ describe('GitLab adapter (gitbeaker → GitLab fake)', () => {
     );
   });
 
+  test('headIsNew: created without a lookup; one that exists all the same is found and reused', async () => {
+    fake.addBranch(PROJECT, 'docwright/new-3c4d');
+    const seen = fake.requests.length;
+    const first = await host.openOrUpdatePullRequest(input('docwright/new-3c4d', { headIsNew: true }));
+    assert.deepEqual(
+      fake.requests.slice(seen).map((r) => r.method),
+      ['POST'],
+    );
+    assert.equal(first.reused, false);
+    const second = await host.openOrUpdatePullRequest(
+      input('docwright/new-3c4d', { headIsNew: true, title: 'Said new, was not' }),
+    );
+    assert.deepEqual(second, { url: first.url, number: first.number, reused: true });
+    const mrs = fake.mergeRequests(PROJECT).filter((m) => m.sourceBranch === 'docwright/new-3c4d');
+    assert.deepEqual(
+      mrs.map((m) => m.title),
+      ['Said new, was not'],
+    );
+  });
+
   test('defaultBranch reads the project by its full path', async () => {
     assert.equal(await host.defaultBranch(`${fake.url}/${PROJECT}/-/tree/develop`), 'develop');
   });

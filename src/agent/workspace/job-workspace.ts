@@ -25,6 +25,7 @@ export interface JobWorkspaceInit {
   branch: string;
   baseCommit: string;
   mirrorCloned: boolean;
+  branchOnHost: boolean;
   /** This run's mark on the worktree (worktree-owner.ts). */
   mark: string;
   lockTimeoutMs: number;
@@ -62,6 +63,8 @@ export class JobWorkspace {
   readonly baseCommit: string;
   /** True when this job had to clone the repository; false when a cached mirror was fetched. */
   readonly mirrorCloned: boolean;
+  /** True when the job's branch was on the code host and this workspace continues it. */
+  readonly branchOnHost: boolean;
   private readonly init: JobWorkspaceInit;
 
   constructor(init: JobWorkspaceInit) {
@@ -70,6 +73,7 @@ export class JobWorkspace {
     this.branch = init.branch;
     this.baseCommit = init.baseCommit;
     this.mirrorCloned = init.mirrorCloned;
+    this.branchOnHost = init.branchOnHost;
   }
 
   private git(args: string[], action: string, okExitCodes?: number[], extraEnv?: Record<string, string>) {

@@ -156,6 +156,7 @@ export class Workspaces {
       branch,
       baseCommit,
       mirrorCloned: cloned,
+      branchOnHost: input.start.kind === 'continue',
       mark,
       lockTimeoutMs: this.lockTimeoutMs,
       pool,

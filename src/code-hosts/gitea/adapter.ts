@@ -61,7 +61,7 @@ export class GiteaCodeHost implements CodeHost {
   async openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestResult> {
     const target = this.#target(input.repositoryUrl);
     const where = `${target.owner}/${target.repo}`;
-    const existing = await this.#findOpen(target, input.head, input.signal);
+    const existing = input.headIsNew ? null : await this.#findOpen(target, input.head, input.signal);
     if (existing) return this.#update(target, existing, input.title, input.body, input.signal);
 
     const title = input.draft ? `WIP: ${input.title}` : input.title;

@@ -43,7 +43,7 @@ export class GitHubCodeHost implements CodeHost {
     const target = this.#target(input.repositoryUrl);
     const { owner, repo } = target;
     const body = truncateBody(input.body);
-    const existing = await this.#findOpenPull(target, input.head, input.signal);
+    const existing = input.headIsNew ? null : await this.#findOpenPull(target, input.head, input.signal);
     if (existing) return this.#update(target, existing, input.title, body, input.signal);
 
     try {

@@ -49,7 +49,7 @@ export class GitLabCodeHost implements CodeHost {
 
   async openOrUpdatePullRequest(input: PullRequestInput): Promise<PullRequestResult> {
     const { host, project } = this.#target(input.repositoryUrl);
-    const existing = await this.#findOpen(host, project, input.head);
+    const existing = input.headIsNew ? null : await this.#findOpen(host, project, input.head);
     if (existing) return this.#update(host, project, existing, input.title, input.body);
 
     const title = input.draft ? `Draft: ${input.title}` : input.title;

@@ -196,7 +196,7 @@ describe('a job from clone to pushed branch', () => {
     assert.equal(await bareGit(mirror, 'branch', '--list', branch), '');
   });
 
-  test('second job reuses the mirror (a fetch, no clone) and sees what the first pushed', async () => {
+  test('second job reuses the mirror: one fetch of only what it needs, no clone', async () => {
     const { jobId, branch } = newJob('Add a glossary');
     const seen = invocations.length;
     const workspace = await spaces().open({
@@ -208,10 +208,9 @@ describe('a job from clone to pushed branch', () => {
     try {
       assert.equal(workspace.mirrorCloned, false);
       const mine = invocations.slice(seen).map((i) => i.args.join(' '));
+      // No base branch named: the remote's default branch (HEAD), and nothing else.
       assert.ok(
-        mine.includes(
-          'fetch --quiet --prune --no-tags origin +refs/heads/*:refs/remotes/origin/* +HEAD:refs/docwright/remote-head',
-        ),
+        mine.includes('fetch --quiet --prune --no-tags origin +HEAD:refs/docwright/remote-head'),
         mine.join('\n'),
       );
       assert.equal(
@@ -220,8 +219,55 @@ describe('a job from clone to pushed branch', () => {
         'one round trip to the remote',
       );
       assert.ok(!mine.some((args) => args.startsWith('init') || args.includes('--filter')), mine.join('\n'));
+      assert.equal(
+        workspace.baseCommit,
+        await bareGit(server.repoPath('docs'), 'rev-parse', 'refs/heads/main'),
+      );
+      // The first job's branch is on the host, but no part of this job: it was not downloaded.
+      assert.match(
+        await bareGit(server.repoPath('docs'), 'branch', '--list', 'docwright/fix-the-install-guide-*'),
+        /docwright\/fix-the-install-guide-/,
+      );
       const mirror = mirrorPathFor(join(base, 'main', 'repos'), server.repoUrl('docs'));
-      assert.match(await bareGit(mirror, 'branch', '-r'), /origin\/docwright\/fix-the-install-guide-/);
+      assert.doesNotMatch(await bareGit(mirror, 'branch', '-r'), /origin\/docwright\/fix-the-install-guide-/);
+    } finally {
+      await workspace.remove();
+    }
+  });
+
+  test('a stale tracking ref that blocks a wanted branch: every branch is fetched, the stale one pruned', async () => {
+    await server.createRepo('blocked', undefined, {
+      branches: { 'topic/new': { 'docs/topic.md': '# Topic\n' } },
+    });
+    const spacesNow = workspaces('blocked');
+    const warm = await spacesNow.open({
+      repository: access('blocked'),
+      ...newJob('Warm'),
+      start: { kind: 'new', ref: null },
+    });
+    await warm.remove();
+    // As if the host once had a branch "topic", deleted since: git cannot create origin/topic/new
+    // next to it, and the pattern for topic/new does not prune it.
+    const mirror = mirrorPathFor(join(base, 'blocked', 'repos'), server.repoUrl('blocked'));
+    await bareGit(mirror, 'update-ref', '-d', 'refs/remotes/origin/topic/new');
+    await bareGit(mirror, 'update-ref', 'refs/remotes/origin/topic', warm.baseCommit);
+    const seen = invocations.length;
+    const workspace = await spacesNow.open({
+      repository: access('blocked'),
+      ...newJob('On topic'),
+      start: { kind: 'new', ref: 'topic/new' },
+    });
+    try {
+      const fetches = invocations
+        .slice(seen)
+        .map((i) => i.args.join(' '))
+        .filter((args) => args.startsWith('fetch '));
+      assert.deepEqual(fetches, [
+        'fetch --quiet --prune --no-tags origin +refs/heads/topic/new*:refs/remotes/origin/topic/new*',
+        'fetch --quiet --prune --no-tags origin +refs/heads/*:refs/remotes/origin/*',
+      ]);
+      assert.equal(await readFile(join(workspace.path, 'docs/topic.md'), 'utf8'), '# Topic\n');
+      assert.doesNotMatch(await bareGit(mirror, 'branch', '-r'), /origin\/topic$/m);
     } finally {
       await workspace.remove();
     }

@@ -47,25 +47,62 @@ export interface RefreshResult {
   remoteHead: string | null;
 }
 
+/** What a job needs from the remote. */
+export interface WantedRefs {
+  /** The branch the job starts from; null for the remote's default branch (its HEAD). */
+  baseRef: string | null;
+  /** The job's own branch, for a follow-up or a retry that continues it; else null. */
+  branch: string | null;
+}
+
 /**
- * Clones the mirror when there is none, fetches it otherwise; with `wantRemoteHead`, also learns
- * the default branch's commit. Call under the mirror lock.
+ * A fetch asks only for the branches the job needs, not for every branch: where each job pushes
+ * a branch of its own, fetching all of them downloads the other jobs' work every time (a second
+ * round trip with a pack; bench/agent.ts). Each is asked as the pattern "<name>*", because a
+ * pattern that matches nothing is no error (a missing branch is then simply absent, and the
+ * caller says ref_not_found) while a plain name is; that it may also match longer names
+ * ("main-old") costs nothing. The remote's HEAD is fetched in the same request when there is no
+ * base branch.
+ */
+function wantedRefspecs(wanted: WantedRefs): string[] {
+  const pattern = (name: string) => `+refs/heads/${name}*:refs/remotes/origin/${name}*`;
+  return [
+    wanted.baseRef === null ? `+HEAD:${REMOTE_HEAD_REF}` : pattern(wanted.baseRef),
+    ...(wanted.branch === null ? [] : [pattern(wanted.branch)]),
+  ];
+}
+
+/**
+ * Clones the mirror when there is none (every branch), fetches what the job needs otherwise;
+ * without a base branch, also learns the default branch's commit. Call under the mirror lock.
  */
 export async function refreshMirror(
   context: GitContext,
   mirrorPath: string,
   repositoryUrl: string,
-  wantRemoteHead: boolean,
+  wanted: WantedRefs,
 ): Promise<RefreshResult> {
+  const wantRemoteHead = wanted.baseRef === null;
   // Refspecs on the command line replace the configured one, so the branches are named too.
-  const refspecs = wantRemoteHead ? [BRANCHES_REFSPEC, `+HEAD:${REMOTE_HEAD_REF}`] : [];
-  const cloned = !(await exists(mirrorPath));
-  if (cloned) await cloneMirror(context, mirrorPath, repositoryUrl, refspecs);
-  else
-    await runGit(context, ['fetch', '--quiet', '--prune', '--no-tags', 'origin', ...refspecs], {
+  const allBranches = wantRemoteHead ? [BRANCHES_REFSPEC, `+HEAD:${REMOTE_HEAD_REF}`] : [BRANCHES_REFSPEC];
+  const fetch = (refspecs: string[]) =>
+    runGit(context, ['fetch', '--quiet', '--prune', '--no-tags', 'origin', ...refspecs], {
       cwd: mirrorPath,
       action: 'fetching the repository',
     });
+  const cloned = !(await exists(mirrorPath));
+  if (cloned) await cloneMirror(context, mirrorPath, repositoryUrl, allBranches);
+  else {
+    try {
+      await fetch(wantedRefspecs(wanted));
+    } catch (error) {
+      // Tracking refs of branches outside the patterns are not pruned by them, and a stale one can
+      // block a wanted one (git cannot have origin/a/b while origin/a exists): fetching every
+      // branch prunes it. A refused token or an unreachable host fails this again, as it should.
+      if (!(error instanceof WorkspaceFailure) || error.kind !== 'git_failed') throw error;
+      await fetch(allBranches);
+    }
+  }
   if (!wantRemoteHead) return { cloned, remoteHead: null };
   return { cloned, remoteHead: await readFetchedRef(context, mirrorPath, REMOTE_HEAD_REF) };
 }

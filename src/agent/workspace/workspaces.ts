@@ -129,7 +129,10 @@ export class Workspaces {
     const { cloned, baseCommit, mark } = await withMirrorLock(
       lockPath,
       async () => {
-        const { cloned, remoteHead } = await refreshMirror(context, mirrorPath, url, baseRef === null);
+        const { cloned, remoteHead } = await refreshMirror(context, mirrorPath, url, {
+          baseRef,
+          branch: input.start.kind === 'continue' ? branch : null,
+        });
         const base = remoteHead ?? (await resolveStartCommit(context, mirrorPath, baseRef!));
         const { startCommit, baseCommit } = await this.startingPoint(
           context,

@@ -18,6 +18,7 @@ import {
   type ProviderCredentials,
 } from '../models/environment.ts';
 import type { ModelProvider } from '../models/model-spec.ts';
+import { parseTrustedProxies } from './trusted-proxies.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -51,6 +52,8 @@ export interface Config {
   extraAgentLists: string[];
   metrics: MetricsConfig;
   webhooks: WebhooksConfig;
+  /** Proxies whose X-Forwarded-For is believed (addresses, ranges, loopback...); empty: none. */
+  trustedProxies: string[];
 }
 
 export interface WebhooksConfig {
@@ -117,6 +120,8 @@ export const CONFIG_VARIABLES = {
   DOCWRIGHT_GIT_AUTHOR_EMAIL: "Email on the agent's commits (default docwright@users.noreply.invalid).",
   DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE:
     'true lets webhooks reach loopback, private and link-local addresses (default false: refused, so a webhook URL cannot reach internal services).',
+  DOCWRIGHT_TRUSTED_PROXIES:
+    'Comma-separated addresses or ranges (10.0.0.0/8, loopback, linklocal, uniquelocal) of the reverse proxies in front of docwright: a request from one of them counts as coming from the client address it gives in X-Forwarded-For (default: unset, the header is ignored).',
   ...modelEnvironmentVariables(),
 } as const;
 
@@ -213,6 +218,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     allowPrivateAddresses: allowPrivateRaw === 'true' || allowPrivateRaw === '1',
   };
 
+  const trustedProxies = parseTrustedProxies(value('DOCWRIGHT_TRUSTED_PROXIES'));
+  problems.push(...trustedProxies.problems);
+
   let secretKey: Buffer | null = null;
   let secretKeySource: Config['secretKeySource'] = 'environment';
   const rawSecret = value('DOCWRIGHT_SECRET_KEY');
@@ -253,6 +261,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     extraAgentLists: agentLists.paths,
     metrics,
     webhooks,
+    trustedProxies: trustedProxies.entries,
   };
 }
 

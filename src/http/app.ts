@@ -35,10 +35,21 @@ export interface BuildAppOptions extends AppContext {
   metrics?: DocwrightMetrics;
   /** DOCWRIGHT_METRICS_TOKEN: when set, GET /metrics needs it as a bearer token. */
   metricsToken?: string | null;
+  /** DOCWRIGHT_TRUSTED_PROXIES: whose X-Forwarded-For gives the client address (default: nobody's). */
+  trustedProxies?: readonly string[];
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
-  const { logger, ingest, collect, dashboard, metrics: shared, metricsToken, ...context } = options;
+  const {
+    logger,
+    ingest,
+    collect,
+    dashboard,
+    metrics: shared,
+    metricsToken,
+    trustedProxies,
+    ...context
+  } = options;
   const metrics = shared ?? createMetrics();
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -46,6 +57,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     requestIdHeader: false, // never trust a client's id: it would let callers forge log lines
     bodyLimit: 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
+    // request.ip is the connection's address unless it is a listed proxy (config/trusted-proxies.ts).
+    ...(trustedProxies && trustedProxies.length > 0 ? { trustProxy: [...trustedProxies] } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

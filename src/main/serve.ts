@@ -93,6 +93,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
       dashboard: { secretKey: config.secretKey },
       metrics,
       metricsToken: config.metrics.token,
+      trustedProxies: config.trustedProxies,
       config: {
         jobRateLimitPerHour: config.jobRateLimitPerHour,
         defaultModel: config.defaultModel,

@@ -22,12 +22,17 @@ const GPTBOT =
 /** Inside 132.196.86.0/24, one of GPTBot's published ranges in data/ai-agents.json. */
 const GPTBOT_IP = '132.196.86.7';
 
-async function collectApp(db: Database, collect: CollectRouteOptions = {}): Promise<App> {
+async function collectApp(
+  db: Database,
+  collect: CollectRouteOptions = {},
+  trustedProxies: string[] = [],
+): Promise<App> {
   return buildApp({
     db,
     logger: createLogger('silent'),
     config: { jobRateLimitPerHour: 100, defaultModel: 'openai:gpt-test', publicUrl: 'http://127.0.0.1:3000' },
     collect,
+    trustedProxies,
   });
 }
 
@@ -234,6 +239,43 @@ await forEachBackend('browser script collect', ({ db }) => {
           ['/v', 'GPTBot', 'verified'],
         ],
       );
+    });
+
+    test('X-Forwarded-For gives the address only on a request from a trusted proxy', async () => {
+      const behindProxy = await collectApp(db(), { rateLimit: { burst: 10_000 } }, ['10.0.0.0/8']);
+      try {
+        const seeded = await project();
+        const send = (target: App, path: string, remoteAddress: string) =>
+          target.inject({
+            method: 'POST',
+            url: `/v1/analytics/${seeded.project.id}/collect`,
+            headers: {
+              origin: ORIGIN,
+              'user-agent': GPTBOT,
+              'content-type': 'text/plain',
+              'x-forwarded-for': GPTBOT_IP,
+            },
+            payload: JSON.stringify({ path }),
+            remoteAddress,
+          });
+        // Through the listed proxy: the crawler's own address, inside its published range.
+        assert.equal((await send(behindProxy, '/through-proxy', '10.1.2.3')).statusCode, 202);
+        // A client that is not a listed proxy cannot claim an address by writing the header.
+        assert.equal((await send(behindProxy, '/not-a-proxy', '198.51.100.20')).statusCode, 202);
+        // With no trusted proxies (the default) the header is ignored, whoever sends it.
+        assert.equal((await send(app, '/no-proxies', '10.1.2.3')).statusCode, 202);
+        const rows = await rollups(seeded.project.id);
+        assert.deepEqual(
+          rows.map((r) => [r.path, r.agent, r.verification]),
+          [
+            ['/no-proxies', 'GPTBot', 'unverified'],
+            ['/not-a-proxy', 'GPTBot', 'unverified'],
+            ['/through-proxy', 'GPTBot', 'verified'],
+          ],
+        );
+      } finally {
+        await behindProxy.close();
+      }
     });
 
     test("a user agent or an address in the body is ignored: the request's own are used", async () => {

@@ -82,3 +82,20 @@ test('PORT, HOST, data dir and public URL are honoured', () => {
   const withUrl = loadConfig({ DOCWRIGHT_PUBLIC_URL: 'https://docs-bot.example.com/' }, cwd);
   assert.equal(withUrl.publicUrl, 'https://docs-bot.example.com');
 });
+
+test('DOCWRIGHT_TRUSTED_PROXIES: addresses, ranges and range names are kept; anything else is named', () => {
+  assert.deepEqual(loadConfig({}, tmp()).trustedProxies, []);
+  assert.deepEqual(
+    loadConfig({ DOCWRIGHT_TRUSTED_PROXIES: ' 10.0.0.0/8, 192.0.2.7 ,loopback,fd00::/8,::1' }, tmp())
+      .trustedProxies,
+    ['10.0.0.0/8', '192.0.2.7', 'loopback', 'fd00::/8', '::1'],
+  );
+  assert.throws(
+    () => loadConfig({ DOCWRIGHT_TRUSTED_PROXIES: '10.0.0.0/33,true,lb.internal,192.0.2.1' }, tmp()),
+    (error: ConfigError) =>
+      error.problems.length === 1 &&
+      /^DOCWRIGHT_TRUSTED_PROXIES .*not understood: "10\.0\.0\.0\/33", "true", "lb\.internal"\.$/.test(
+        error.problems[0]!,
+      ),
+  );
+});

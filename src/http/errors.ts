@@ -35,6 +35,11 @@ export const httpErrors = defineErrors({
     description: 'The body is not valid JSON, or is empty where JSON is required.',
   },
   invalid_header: { status: 400, description: 'A request header is malformed; the message names it.' },
+  idempotency_key_reused: {
+    status: 422,
+    description:
+      'The Idempotency-Key was already used, within 24 hours, for a request with a different body (a job creation or an ingest batch).',
+  },
   bad_request: {
     status: 400,
     description:

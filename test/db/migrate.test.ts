@@ -5,7 +5,15 @@ import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { createPostgresDatabase, forEachBackend } from '../helpers/databases.ts';
 
-const EXPECTED_TABLES = ['api_keys', 'job_events', 'job_prompts', 'jobs', 'page_views_hourly', 'projects'];
+const EXPECTED_TABLES = [
+  'api_keys',
+  'ingest_batches',
+  'job_events',
+  'job_prompts',
+  'jobs',
+  'page_views_hourly',
+  'projects',
+];
 
 test('migration files have distinct, increasing numbers starting at 1', () => {
   const versions = loadMigrations().map((m) => m.version);

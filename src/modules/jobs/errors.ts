@@ -15,9 +15,4 @@ export const jobErrors = defineErrors({
     status: 409,
     description: 'The job is archived: it takes no follow-ups and cannot be archived again.',
   },
-  idempotency_key_reused: {
-    status: 422,
-    description:
-      'The Idempotency-Key was already used, within 24 hours, for a request with a different body.',
-  },
 });

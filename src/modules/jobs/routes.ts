@@ -2,6 +2,7 @@
 // to is GET .../job/{id}; list, follow-up, cancel and archive are additive.
 import { Type } from 'typebox';
 import type { App, AppContext } from '../../http/context.ts';
+import { checkIdempotencyKey } from '../../http/idempotency.ts';
 import { errorResponses } from '../../http/openapi.ts';
 import {
   JobListSchema,
@@ -11,15 +12,7 @@ import {
   MAX_PROMPT_LENGTH,
   PromptBodySchema,
 } from './schemas.ts';
-import {
-  archiveJob,
-  cancelJob,
-  checkIdempotencyKey,
-  createJob,
-  followUpJob,
-  getJob,
-  listJobs,
-} from './service.ts';
+import { archiveJob, cancelJob, createJob, followUpJob, getJob, listJobs } from './service.ts';
 
 const ProjectParams = Type.Object({
   projectId: Type.String({ description: 'The project identifier (prj_...).' }),

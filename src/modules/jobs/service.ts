@@ -1,9 +1,9 @@
 // Agent jobs as the API sees them: create (idempotent, rate limited), read, list, follow up,
 // cancel, archive. Running a job is the worker's business; this module only records intent and
 // wakes it.
-import { createHash } from 'node:crypto';
 import type { Database, Queryable } from '../../db/database.ts';
 import { httpErrors } from '../../http/errors.ts';
+import { requestHash as hashOfRequest } from '../../http/idempotency.ts';
 import { newId } from '../../util/random.ts';
 import { getProject } from '../projects/service.ts';
 import { jobErrors } from './errors.ts';
@@ -81,17 +81,6 @@ function checkPrompt(prompt: string): void {
   }
 }
 
-export function checkIdempotencyKey(raw: string | undefined): string | null {
-  if (raw === undefined) return null;
-  if (!/^[\x21-\x7e]{1,255}$/.test(raw)) {
-    throw httpErrors.invalid_header(
-      'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces (a UUID is a good choice).',
-      { details: [{ location: 'header', name: 'Idempotency-Key', message: 'malformed' }] },
-    );
-  }
-  return raw;
-}
-
 /** Sliding-hour limit over the prompts ledger; run inside the project's job lock. */
 async function enforceRateLimit(tx: Queryable, projectId: string, limit: number): Promise<void> {
   const recent = await countRecentPrompts(tx, projectId);
@@ -110,16 +99,14 @@ export async function createJob(
   input: { projectId: string; prompt: string; idempotencyKey: string | null },
 ): Promise<{ job: JobView; replayed: boolean }> {
   checkPrompt(input.prompt);
-  const requestHash = createHash('sha256')
-    .update(JSON.stringify({ prompt: input.prompt }))
-    .digest('hex');
+  const requestHash = hashOfRequest({ prompt: input.prompt });
   const result = await db.transaction(async (tx) => {
     await lockProjectJobs(tx, input.projectId);
     if (input.idempotencyKey !== null) {
       const previous = await selectIdempotencyKey(tx, input.projectId, input.idempotencyKey);
       if (previous?.fresh) {
         if (previous.request_hash !== requestHash) {
-          throw jobErrors.idempotency_key_reused(
+          throw httpErrors.idempotency_key_reused(
             'This Idempotency-Key was already used with a different body; use a new key for a new job.',
           );
         }

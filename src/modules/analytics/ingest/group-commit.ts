@@ -16,9 +16,20 @@
 //   Retry-After) instead of queuing without bound.
 // - If the transaction fails, every request of the group gets 503 with Retry-After: never a 202
 //   for views that were not committed.
-import type { Database } from '../../../db/database.ts';
+// - A request with an Idempotency-Key claims it in the same transaction (queries.ts). A key
+//   already taken within 24 hours (a retry whose first try was committed, maybe in this very
+//   group) leaves that request's views out, and it resolves as a duplicate: the route answers it
+//   with the stored result. Groups without keys run no extra statement.
+import type { Database, Queryable } from '../../../db/database.ts';
 import { type PageViewCount, recordPageViewsIn } from '../rollups.ts';
 import { ingestErrors } from './errors.ts';
+import { deleteExpiredIngestBatches, type IngestClaim, insertIngestClaims } from './queries.ts';
+
+/** How often expired keys are deleted, at most (in a group's transaction that has keys). */
+const KEY_SWEEP_INTERVAL_MS = 10 * 60_000;
+
+/** What became of a submission: its views were counted, or its key had already been used. */
+export type SubmitOutcome = 'committed' | 'duplicate';
 
 /** Where a failed commit is reported (the app's logger). */
 export interface CommitLog {
@@ -78,7 +89,8 @@ export interface GroupCommitStats {
 interface Submission {
   rows: readonly PageViewCount[];
   views: number;
-  resolve: () => void;
+  claim: IngestClaim | null;
+  resolve: (outcome: SubmitOutcome) => void;
   reject: (error: unknown) => void;
 }
 
@@ -93,6 +105,7 @@ export class GroupCommitWriter {
   readonly #committing = new Set<Promise<void>>();
   #closed = false;
   #closing: Promise<void> | null = null;
+  #lastKeySweep = 0;
   readonly #stats = {
     commits: 0,
     failedCommits: 0,
@@ -119,9 +132,14 @@ export class GroupCommitWriter {
 
   /**
    * Resolves once rows are committed; rejects with a 503 AppError when they were not (nothing of
-   * them is counted then). `views` is the number of page views the rows add up to.
+   * them is counted then). `views` is the number of page views the rows add up to. With a claim,
+   * resolves 'duplicate' (nothing counted) when its key was already taken.
    */
-  submit(rows: readonly PageViewCount[], views: number): Promise<void> {
+  submit(
+    rows: readonly PageViewCount[],
+    views: number,
+    claim: IngestClaim | null = null,
+  ): Promise<SubmitOutcome> {
     if (this.#closed) {
       return Promise.reject(
         ingestErrors.ingest_unavailable('The server is shutting down; nothing of this batch was counted.', {
@@ -141,8 +159,8 @@ export class GroupCommitWriter {
         ),
       );
     }
-    return new Promise<void>((resolve, reject) => {
-      this.#waiting.push({ rows, views, resolve, reject });
+    return new Promise<SubmitOutcome>((resolve, reject) => {
+      this.#waiting.push({ rows, views, claim, resolve, reject });
       this.#waitingViews += views;
       this.#schedule();
     });
@@ -217,9 +235,12 @@ export class GroupCommitWriter {
         requests: group.length,
         views,
       });
+    let counted: readonly Submission[] = group;
     try {
-      const rows = mergeRows(group);
-      await this.#db.transaction((tx) => recordPageViewsIn(tx, rows));
+      await this.#db.transaction(async (tx) => {
+        counted = await this.#claimKeys(tx, group);
+        await recordPageViewsIn(tx, mergeRows(counted));
+      });
     } catch (error) {
       this.#stats.failedCommits++;
       report(false);
@@ -233,9 +254,37 @@ export class GroupCommitWriter {
     }
     report(true);
     this.#stats.commits++;
-    this.#stats.committedRequests += group.length;
-    this.#stats.committedViews += views;
-    for (const submission of group) submission.resolve();
+    this.#stats.committedRequests += counted.length;
+    for (const submission of counted) this.#stats.committedViews += submission.views;
+    for (const submission of group)
+      submission.resolve(counted.includes(submission) ? 'committed' : 'duplicate');
+  }
+
+  /** The group's submissions whose views are to be counted: those without a key or whose key was free. */
+  async #claimKeys(tx: Queryable, group: readonly Submission[]): Promise<readonly Submission[]> {
+    if (!group.some((s) => s.claim !== null)) return group;
+    if (Date.now() - this.#lastKeySweep > KEY_SWEEP_INTERVAL_MS) {
+      await deleteExpiredIngestBatches(tx);
+      this.#lastKeySweep = Date.now();
+    }
+    // The first submission of a key in the group claims it; a later one in the same group is a
+    // retry sent before the first was answered.
+    const first = new Map<string, Submission>();
+    for (const submission of group) {
+      const claim = submission.claim;
+      if (claim !== null && !first.has(`${claim.projectId}\0${claim.key}`))
+        first.set(`${claim.projectId}\0${claim.key}`, submission);
+    }
+    const claimed = await insertIngestClaims(
+      tx,
+      [...first.values()].map((s) => s.claim!),
+    );
+    return group.filter((submission) => {
+      const claim = submission.claim;
+      if (claim === null) return true;
+      const id = `${claim.projectId}\0${claim.key}`;
+      return claimed.has(id) && first.get(id) === submission;
+    });
   }
 }
 
@@ -246,6 +295,7 @@ export class GroupCommitWriter {
  * parts. The group's requests share most keys (popular pages), so this leaves far fewer rows.
  */
 function mergeRows(group: readonly Submission[]): PageViewCount[] {
+  if (group.length === 0) return [];
   if (group.length === 1) return [...group[0]!.rows];
   const merged = new Map<string, PageViewCount>();
   for (const submission of group) {

@@ -1,12 +1,15 @@
 // One ingest request from parsed body to committed views: check each record, classify the good
 // ones, sum the views per rollup key, and wait for the group commit. Returns the 202 answer.
 
+import type { Queryable } from '../../../db/database.ts';
+import { httpErrors } from '../../../http/errors.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import { classifyBatch } from '../classification/pipeline.ts';
 import type { DropReason, RequestRecord } from '../classification/types.ts';
 import type { PageViewCount } from '../rollups.ts';
 import { ingestErrors } from './errors.ts';
-import type { GroupCommitWriter } from './group-commit.ts';
+import type { GroupCommitWriter, SubmitOutcome } from './group-commit.ts';
+import { selectIngestBatch } from './queries.ts';
 import { validateRecord } from './record-validation.ts';
 import { type IngestResult, MAX_RECORDS, type Rejection } from './schemas.ts';
 
@@ -35,11 +38,24 @@ export function checkRecordCount(count: number): void {
   }
 }
 
+/** The batch's Idempotency-Key and the hash of its records (http/idempotency.ts). */
+export interface BatchKey {
+  key: string;
+  requestHash: string;
+}
+
+export interface IngestOutcome {
+  result: IngestResult;
+  /** 'duplicate': the key was already used, nothing was counted; the stored answer is the one to give. */
+  submitted: SubmitOutcome | 'nothing_to_count';
+}
+
 export async function ingestBatch(
   projectId: string,
   items: readonly unknown[],
   deps: IngestDependencies,
-): Promise<IngestResult> {
+  batchKey: BatchKey | null = null,
+): Promise<IngestOutcome> {
   checkRecordCount(items.length);
   const receivedAt = deps.now();
   const rejected: Rejection[] = [];
@@ -90,13 +106,35 @@ export async function ingestBatch(
       });
     }
   }
-  if (accepted > 0) await deps.writer.submit([...rows.values()], accepted);
   rejected.sort((a, b) => a.index - b.index);
-  return { accepted, dropped: countedDrops(dropped), rejected };
+  const result = { accepted, dropped: countedDrops(dropped), rejected };
+  // A batch that counts nothing stores no key either: sent again, it is answered the same way.
+  if (accepted === 0) return { result, submitted: 'nothing_to_count' };
+  const claim = batchKey === null ? null : { projectId, ...batchKey, result };
+  return { result, submitted: await deps.writer.submit([...rows.values()], accepted, claim) };
 }
 
 function countedDrops(dropped: Record<DropReason, number>): Record<string, number> {
   const counted: Record<string, number> = {};
   for (const [reason, count] of Object.entries(dropped)) if (count > 0) counted[reason] = count;
   return counted;
+}
+
+/**
+ * The answer stored under the batch's key within 24 hours, for a retry; null when the key is new.
+ * The same key with other records is refused: it would otherwise answer for a batch never counted.
+ */
+export async function storedAnswer(
+  db: Queryable,
+  projectId: string,
+  batchKey: BatchKey,
+): Promise<IngestResult | null> {
+  const stored = await selectIngestBatch(db, projectId, batchKey.key);
+  if (stored === null) return null;
+  if (stored.request_hash !== batchKey.requestHash) {
+    throw httpErrors.idempotency_key_reused(
+      'This Idempotency-Key was already used with other records; use a new key for a new batch.',
+    );
+  }
+  return stored.result;
 }

@@ -5,11 +5,19 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { App, AppContext } from '../../../http/context.ts';
 import { httpErrors } from '../../../http/errors.ts';
+import { checkIdempotencyKey, requestHash } from '../../../http/idempotency.ts';
 import { errorResponses } from '../../../http/openapi.ts';
 import { validatorCompiler } from '../../../http/validation.ts';
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
+import { ingestErrors } from './errors.ts';
 import { type GroupCommitOptions, GroupCommitWriter } from './group-commit.ts';
-import { checkRecordCount, ingestBatch, type RecordOutcomes } from './ingest-batch.ts';
+import {
+  type BatchKey,
+  checkRecordCount,
+  ingestBatch,
+  type RecordOutcomes,
+  storedAnswer,
+} from './ingest-batch.ts';
 import { parseNdjson } from './ndjson.ts';
 import {
   IngestBatchSchema,
@@ -45,6 +53,14 @@ class NdjsonBody {
 const NDJSON = 'application/x-ndjson';
 const ProjectParams = Type.Object({
   projectId: Type.String({ description: 'The project identifier (prj_...).' }),
+});
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'Makes a retried batch safe: the same key and records within 24 hours are answered with the first answer (header Idempotent-Replayed: true) and counted once; the same key with other records answers 422.',
+    }),
+  ),
 });
 
 export function registerIngestRoutes(app: App, context: AppContext, options: IngestRouteOptions = {}): void {
@@ -94,6 +110,7 @@ export function registerIngestRoutes(app: App, context: AppContext, options: Ing
           summary: 'Ingest request records (page views)',
           description: `Up to ${MAX_RECORDS} request records and 1 MiB per call, as a JSON array or as NDJSON (${NDJSON}). Each record is checked alone: a malformed one is listed in rejected with its index, the others are classified (human, ai, bot) or dropped with a reason. The 202 answer is sent only after the accepted views are committed, so an acknowledged view is never lost; a 503 (with Retry-After) means nothing of the batch was counted, and the batch may be sent again. An ingest or admin key is needed.`,
           params: ProjectParams,
+          headers: IdempotencyHeaders,
           body: {
             content: {
               'application/json': { schema: IngestBatchSchema },
@@ -110,6 +127,7 @@ export function registerIngestRoutes(app: App, context: AppContext, options: Ing
         },
       },
       async (request, reply) => {
+        const key = checkIdempotencyKey(request.headers['idempotency-key']);
         const body: unknown = request.body;
         let items: readonly unknown[];
         if (body instanceof NdjsonBody) {
@@ -124,7 +142,24 @@ export function registerIngestRoutes(app: App, context: AppContext, options: Ing
             'The body must be a JSON array of records (or NDJSON with Content-Type application/x-ndjson).',
           );
         }
-        const result = await ingestBatch(request.params.projectId, items, deps);
+        const { projectId } = request.params;
+        const batchKey: BatchKey | null = key === null ? null : { key, requestHash: requestHash(items) };
+        const replay = (answer: IngestResult) =>
+          reply.code(202).header('idempotent-replayed', 'true').send(answer);
+        if (batchKey !== null) {
+          const stored = await storedAnswer(context.db, projectId, batchKey);
+          if (stored !== null) return replay(stored);
+        }
+        const { result, submitted } = await ingestBatch(projectId, items, deps, batchKey);
+        if (submitted === 'duplicate') {
+          // Another request with this key was committed first (sent while this one waited).
+          const stored = await storedAnswer(context.db, projectId, batchKey!);
+          if (stored !== null) return replay(stored);
+          throw ingestErrors.ingest_unavailable(
+            'A batch with this Idempotency-Key was counted, but its answer could not be read; send the batch again to get it.',
+            { headers: { 'retry-after': '1' } },
+          );
+        }
         options.onRecords?.({ ...result, rejected: result.rejected.length });
         return reply.code(202).send(result);
       },

@@ -84,17 +84,3 @@ test('loading docwright/client in Node loads only files of src/sdk', () => {
   const outside = loaded.filter((url) => !url.startsWith(sdkUrl));
   assert.deepEqual(outside, [], 'modules loaded from outside src/sdk');
 });
-
-test('the package exports the client as docwright/client', () => {
-  // A self-reference by package name resolves through package.json "exports", as for a user.
-  const script = `
-    const sdk = await import('docwright/client');
-    process.stdout.write(import.meta.resolve('docwright/client') + ' ' + typeof sdk.DocwrightClient);
-  `;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    encoding: 'utf8',
-    cwd: fileURLToPath(new URL('../../', import.meta.url)),
-  });
-  assert.equal(child.status, 0, child.stderr);
-  assert.equal(child.stdout, `${pathToFileURL(join(SDK, 'index.ts')).href} function`);
-});

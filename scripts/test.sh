@@ -10,8 +10,6 @@ PATH="$(dirname "$node"):$PATH"
 export PATH
 echo "== type check (tsc --noEmit)"
 "$node" node_modules/typescript/bin/tsc --noEmit -p .
-echo "== client build (docwright/client to dist/, as a package would ship it)"
-"$node" node_modules/typescript/bin/tsc -p tsconfig.client.json
 echo "== lint and format check (biome)"
 "$node" node_modules/@biomejs/biome/bin/biome check .
 echo "== tests"

@@ -100,20 +100,33 @@ export interface Report {
   hasMore: boolean;
 }
 
-export function postRecords(app: App, projectId: string, key: string, records: unknown[]) {
+/** `headers` adds to the key's Authorization (an Idempotency-Key, say). */
+export function postRecords(
+  app: App,
+  projectId: string,
+  key: string,
+  records: unknown[],
+  headers: Record<string, string> = {},
+) {
   return app.inject({
     method: 'POST',
     url: `/v1/analytics/${projectId}/events`,
-    headers: bearer(key),
+    headers: { ...bearer(key), ...headers },
     payload: records as object[],
   });
 }
 
-export function postNdjson(app: App, projectId: string, key: string, text: string) {
+export function postNdjson(
+  app: App,
+  projectId: string,
+  key: string,
+  text: string,
+  headers: Record<string, string> = {},
+) {
   return app.inject({
     method: 'POST',
     url: `/v1/analytics/${projectId}/events`,
-    headers: { ...bearer(key), 'content-type': 'application/x-ndjson' },
+    headers: { ...bearer(key), 'content-type': 'application/x-ndjson', ...headers },
     payload: text,
   });
 }

@@ -62,7 +62,8 @@ export async function takeIdleWorktree(
 ): Promise<boolean> {
   const names = await entries(pool);
   // One already at the start commit if there is one, else the oldest.
-  const name = names.find((n) => parkedCommit(n) === startCommit) ?? names[0];
+  const ready = names.find((n) => parkedCommit(n) === startCommit);
+  const name = ready ?? names[0];
   if (name === undefined) return false;
   const idle = join(pool.dir, name);
   try {
@@ -70,7 +71,7 @@ export async function takeIdleWorktree(
       cwd: mirrorPath,
       action: 'reusing a worktree',
     });
-    if (parkedCommit(name) === startCommit) {
+    if (ready !== undefined) {
       // Files and index already are the commit's: only the branch is made (as -B would, reset
       // if an earlier attempt left it) and the worktree's HEAD pointed at it. HEAD may name the
       // branch before it exists, so both run at once.

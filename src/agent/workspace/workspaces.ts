@@ -111,6 +111,7 @@ export class Workspaces {
       throw new WorkspaceFailure('git_failed', 'The job id cannot name a directory.');
     const branch = checkRefName(input.branch, 'branch');
     const baseRef = input.start.kind === 'new' ? input.start.ref : input.start.baseRef;
+    const continuing = input.start.kind === 'continue';
     if (baseRef !== null) checkRefName(baseRef, 'ref');
     const context: GitContext = {
       runner: this.runner,
@@ -131,7 +132,7 @@ export class Workspaces {
       async () => {
         const { cloned, remoteHead } = await refreshMirror(context, mirrorPath, url, {
           baseRef,
-          branch: input.start.kind === 'continue' ? branch : null,
+          branch: continuing ? branch : null,
         });
         const base = remoteHead ?? (await resolveStartCommit(context, mirrorPath, baseRef!));
         const { startCommit, baseCommit } = await this.startingPoint(
@@ -159,7 +160,7 @@ export class Workspaces {
       branch,
       baseCommit,
       mirrorCloned: cloned,
-      branchOnHost: input.start.kind === 'continue',
+      branchOnHost: continuing,
       mark,
       lockTimeoutMs: this.lockTimeoutMs,
       pool,

@@ -23,7 +23,7 @@
 import type { Database, Queryable } from '../../../db/database.ts';
 import { type PageViewCount, recordPageViewsIn } from '../rollups.ts';
 import { ingestErrors } from './errors.ts';
-import { deleteExpiredIngestBatches, type IngestClaim, insertIngestClaims } from './queries.ts';
+import { claimId, deleteExpiredIngestBatches, type IngestClaim, insertIngestClaims } from './queries.ts';
 
 /** How often expired keys are deleted, at most (in a group's transaction that has keys). */
 const KEY_SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -256,8 +256,9 @@ export class GroupCommitWriter {
     this.#stats.commits++;
     this.#stats.committedRequests += counted.length;
     for (const submission of counted) this.#stats.committedViews += submission.views;
+    const countedSet = new Set(counted);
     for (const submission of group)
-      submission.resolve(counted.includes(submission) ? 'committed' : 'duplicate');
+      submission.resolve(countedSet.has(submission) ? 'committed' : 'duplicate');
   }
 
   /** The group's submissions whose views are to be counted: those without a key or whose key was free. */
@@ -271,18 +272,17 @@ export class GroupCommitWriter {
     // retry sent before the first was answered.
     const first = new Map<string, Submission>();
     for (const submission of group) {
-      const claim = submission.claim;
-      if (claim !== null && !first.has(`${claim.projectId}\0${claim.key}`))
-        first.set(`${claim.projectId}\0${claim.key}`, submission);
+      if (submission.claim === null) continue;
+      const id = claimId(submission.claim);
+      if (!first.has(id)) first.set(id, submission);
     }
     const claimed = await insertIngestClaims(
       tx,
       [...first.values()].map((s) => s.claim!),
     );
     return group.filter((submission) => {
-      const claim = submission.claim;
-      if (claim === null) return true;
-      const id = `${claim.projectId}\0${claim.key}`;
+      if (submission.claim === null) return true;
+      const id = claimId(submission.claim);
       return claimed.has(id) && first.get(id) === submission;
     });
   }

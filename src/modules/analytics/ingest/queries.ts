@@ -10,6 +10,11 @@ export interface IngestClaim {
   result: IngestResult;
 }
 
+/** A claim's identity: keys are per project. */
+export function claimId(claim: Pick<IngestClaim, 'projectId' | 'key'>): string {
+  return `${claim.projectId}\0${claim.key}`;
+}
+
 export interface StoredIngestBatch {
   request_hash: string;
   result: IngestResult;
@@ -31,7 +36,7 @@ export async function selectIngestBatch(
 
 /**
  * Writes the claims whose keys are free (never used, or used more than 24 hours ago) and returns
- * them as "projectId NUL key". A key already taken within 24 hours is left as it is and not
+ * their claimId()s. A key already taken within 24 hours is left as it is and not
  * returned: that batch is a retry, and its views must not be counted again. The claims must have
  * distinct keys (ON CONFLICT cannot touch one row twice in a statement); a concurrent writer of
  * the same key waits here until the other transaction ends.
@@ -54,7 +59,7 @@ export async function insertIngestClaims(
       claims.map((c) => JSON.stringify(c.result)),
     ],
   );
-  return new Set(rows.map((row) => `${row.project_id}\0${row.key}`));
+  return new Set(rows.map((row) => claimId({ projectId: row.project_id, key: row.key })));
 }
 
 /** Forgets keys older than 24 hours (run now and then by the writer, not per batch). */

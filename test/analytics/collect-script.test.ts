@@ -9,6 +9,7 @@ import { runInNewContext } from 'node:vm';
 import type { Database } from '../../src/db/database.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { App } from '../../src/http/context.ts';
+import { mergeStagedViews } from '../../src/modules/analytics/staged-views.ts';
 import { createLogger } from '../../src/util/logger.ts';
 import { seedProject } from '../helpers/app.ts';
 import { openTestDatabase } from '../helpers/databases.ts';
@@ -152,14 +153,17 @@ describe('the browser script in a stand-in browser, against the real server', ()
     await db.close();
   });
 
-  const counts = async () =>
-    (
+  // Ingestion stages views; the rollups have them once they are merged (as every export does).
+  const counts = async () => {
+    await mergeStagedViews(db);
+    return (
       await db.query<{ path: string; traffic_class: string; views: number }>(
         `SELECT path, traffic_class, sum(views)::bigint AS views FROM page_views_hourly
           WHERE project_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
         [projectId],
       )
     ).map((r) => [r.path, r.traffic_class, Number(r.views)]);
+  };
 
   test('load and single-page-app navigation: one view per new path, referrer only on the first', async () => {
     const page = fakePage({ baseUrl, scriptAttributes: { 'data-project': projectId }, path: '/start' });

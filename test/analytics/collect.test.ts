@@ -8,6 +8,7 @@ import type { Database } from '../../src/db/database.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { App } from '../../src/http/context.ts';
 import type { CollectRouteOptions } from '../../src/modules/analytics/collect/routes.ts';
+import { mergeStagedViews } from '../../src/modules/analytics/staged-views.ts';
 import { createLogger } from '../../src/util/logger.ts';
 import { bearer, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
@@ -54,12 +55,15 @@ await forEachBackend('browser script collect', ({ db }) => {
   async function project(origins: string[] | null = [ORIGIN]) {
     return seedProject(db(), origins === null ? {} : { settings: { allowedOrigins: origins } });
   }
-  const rollups = (projectId: string) =>
-    db().query<RollupRow>(
+  // Ingestion stages views; the rollups have them once they are merged (as every export does).
+  const rollups = async (projectId: string) => {
+    await mergeStagedViews(db());
+    return db().query<RollupRow>(
       `SELECT path, traffic_class, agent, verification, views FROM page_views_hourly
         WHERE project_id = $1 ORDER BY path, traffic_class, agent`,
       [projectId],
     );
+  };
   const collect = (
     projectId: string,
     body: unknown,

@@ -29,6 +29,7 @@ export function controllableDatabase(real: Database) {
   let openGate: (() => void) | null = null;
   let failures = 0;
   let atGate = 0;
+  let passes = 0;
   const db: Database = {
     kind: real.kind,
     query: (sql, params) => real.query(sql, params),
@@ -36,7 +37,8 @@ export function controllableDatabase(real: Database) {
     listen: (channel, onNotify) => real.listen(channel, onNotify),
     close: () => real.close(),
     async transaction(fn) {
-      if (gate !== null) {
+      if (gate !== null && passes > 0) passes--;
+      else if (gate !== null) {
         atGate++;
         await gate;
         atGate--;
@@ -55,7 +57,9 @@ export function controllableDatabase(real: Database) {
     db,
     /** Transactions waiting at the gate. */
     waitingAtGate: () => atGate,
-    hold(): () => void {
+    /** Holds the transactions that begin from now on, but for the first `letThrough`. */
+    hold(letThrough = 0): () => void {
+      passes = letThrough;
       gate = new Promise<void>((resolve) => {
         openGate = resolve;
       });

@@ -7,6 +7,7 @@ import { splitRange } from './range-split.ts';
 import { beginSnapshotRead, selectAgentsPage, selectAgentTotals } from './report-queries.ts';
 import { type AgentReport, DEFAULT_VIEWS_LIMIT } from './schemas.ts';
 import { hourDaySpanParams } from './span-params.ts';
+import { mergeStagedViews } from './staged-views.ts';
 import type { ViewsRequest } from './views.ts';
 
 export async function exportAgents(
@@ -16,6 +17,7 @@ export async function exportAgents(
   catalog: AgentCatalog,
 ): Promise<AgentReport> {
   const range = resolveHourRange(request.dateFrom, request.dateTo);
+  await mergeStagedViews(db);
   const limit = request.limit ?? DEFAULT_VIEWS_LIMIT;
   const offset = request.offset ?? 0;
   const spans = hourDaySpanParams(splitRange(range, null));

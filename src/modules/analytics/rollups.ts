@@ -80,30 +80,53 @@ async function upsertCounts(tx: Queryable, counts: readonly KeyedCount[]): Promi
 }
 
 /**
- * Sums rows that share a key (a batch repeating a key would fail as a whole), drops zero counts,
- * and sorts by key: concurrent writers then lock rows in the same order and cannot deadlock.
+ * Sums counts that share a key and sorts them by key: concurrent writers then lock rows in the
+ * same order and cannot deadlock. Every writer's key order must be this one.
  */
-export function aggregate(rows: Iterable<PageViewCount>): KeyedCount[] {
-  const byKey = new Map<string, KeyedCount>();
-  // A group commit holds thousands of rows but only a few distinct hours: each hour is checked
-  // and turned into text once (toISOString per row cost more than the rest of the check).
-  const hours = new Map<number, HourBucket>();
-  let index = 0;
-  for (const row of rows) {
-    const count = checked(row, index++, hours);
-    if (count.views === 0) continue;
+export class CountSums {
+  readonly #byKey = new Map<string, KeyedCount>();
+
+  /** Adds a checked count (its object may be kept and changed). Zero counts are left out. */
+  add(count: KeyedCount): void {
+    if (count.views === 0) return;
     // NUL cannot occur in any part (checked), so it separates them unambiguously.
     const key = `${count.projectId}\0${count.hour}\0${count.path}\0${count.trafficClass}\0${count.agent}\0${count.verification}`;
-    const existing = byKey.get(key);
+    const existing = this.#byKey.get(key);
     if (existing) {
       existing.views += count.views;
       if (!Number.isSafeInteger(existing.views))
         throw new RangeError(
           `page views: the count for ${JSON.stringify(key.split('\0'))} exceeds ${Number.MAX_SAFE_INTEGER}`,
         );
-    } else byKey.set(key, count);
+    } else this.#byKey.set(key, count);
   }
-  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, count]) => count);
+
+  sorted(): KeyedCount[] {
+    return [...this.#byKey.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, count]) => count);
+  }
+}
+
+/**
+ * Sums rows that share a key (a batch repeating a key would fail as a whole), drops zero counts,
+ * and sorts by key (CountSums).
+ */
+export function aggregate(rows: Iterable<PageViewCount>): KeyedCount[] {
+  const sums = new CountSums();
+  const hours = new Map<number, { iso: string; seconds: number }>();
+  let index = 0;
+  for (const row of rows) sums.add(checked(row, index++, hours));
+  return sums.sorted();
+}
+
+/** Writes counts summed and sorted by CountSums, inside the caller's transaction (as recordPageViewsIn). */
+export async function recordSortedCountsIn(
+  tx: Queryable,
+  counts: readonly KeyedCount[],
+): Promise<RecordResult> {
+  await upsertCounts(tx, counts);
+  return { keys: counts.length, views: counts.reduce((sum, c) => sum + c.views, 0) };
 }
 
 /** A string PostgreSQL can store as text: it refuses the NUL character. */
@@ -111,36 +134,47 @@ function isText(value: unknown): value is string {
   return typeof value === 'string' && !value.includes('\0');
 }
 
-/** An hour as the writers need it, or what is wrong with it (checked where the row check says). */
-type HourBucket = { iso: string; seconds: number } | { invalid: 'date' | 'year' };
+// PostgreSQL reads ISO text timestamps only for years 0001-9999.
+const FIRST_MS = (() => {
+  const d = new Date(0);
+  d.setUTCFullYear(1, 0, 1);
+  return d.getTime();
+})();
+const LAST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-function hourBucket(ms: number): HourBucket {
-  if (Number.isNaN(ms)) return { invalid: 'date' };
-  const hour = new Date(Math.floor(ms / HOUR_MS) * HOUR_MS);
-  const year = hour.getUTCFullYear();
-  // PostgreSQL reads ISO text timestamps only for years 0001-9999.
-  if (year < 1 || year > 9999) return { invalid: 'year' };
-  return { iso: hour.toISOString(), seconds: hour.getTime() / 1000 };
+/**
+ * What is wrong with a row, or null when it can be stored. Shared by aggregate and by the
+ * ingest staging (staged-views.ts), so a staged row can always be merged later.
+ */
+export function pageViewCountProblem(row: PageViewCount): string | null {
+  if (!isText(row.projectId) || row.projectId === '') return 'projectId must be a non-empty string';
+  if (!(row.hour instanceof Date) || Number.isNaN(row.hour.getTime())) return 'hour must be a valid Date';
+  if (!isText(row.path) || row.path === '') return 'path must be a non-empty string';
+  if (row.agent !== undefined && !isText(row.agent)) return 'agent must be a string';
+  if (row.verification !== undefined && !isText(row.verification)) return 'verification must be a string';
+  if (!TRAFFIC_CLASSES.includes(row.trafficClass)) return 'trafficClass must be human, ai or bot';
+  if (!Number.isSafeInteger(row.views) || row.views < 0) return 'views must be a non-negative integer';
+  const ms = row.hour.getTime();
+  if (ms < FIRST_MS || ms > LAST_MS) return 'hour must be within the years 0001 to 9999';
+  return null;
 }
 
-function checked(row: PageViewCount, index: number, hours: Map<number, HourBucket>): KeyedCount {
-  const fail = (what: string) => new TypeError(`page views row ${index}: ${what}`);
-  if (!isText(row.projectId) || row.projectId === '') throw fail('projectId must be a non-empty string');
-  if (!(row.hour instanceof Date)) throw fail('hour must be a valid Date');
+function checked(
+  row: PageViewCount,
+  index: number,
+  hours: Map<number, { iso: string; seconds: number }>,
+): KeyedCount {
+  const problem = pageViewCountProblem(row);
+  if (problem !== null) throw new TypeError(`page views row ${index}: ${problem}`);
+  // A group holds thousands of rows but only a few distinct hours: each hour is turned into
+  // text once (toISOString per row cost more than the rest of the check).
   const ms = row.hour.getTime();
   let hour = hours.get(ms);
   if (hour === undefined) {
-    hour = hourBucket(ms);
+    const start = new Date(Math.floor(ms / HOUR_MS) * HOUR_MS);
+    hour = { iso: start.toISOString(), seconds: start.getTime() / 1000 };
     hours.set(ms, hour);
   }
-  if ('invalid' in hour && hour.invalid === 'date') throw fail('hour must be a valid Date');
-  if (!isText(row.path) || row.path === '') throw fail('path must be a non-empty string');
-  if (row.agent !== undefined && !isText(row.agent)) throw fail('agent must be a string');
-  if (row.verification !== undefined && !isText(row.verification))
-    throw fail('verification must be a string');
-  if (!TRAFFIC_CLASSES.includes(row.trafficClass)) throw fail('trafficClass must be human, ai or bot');
-  if (!Number.isSafeInteger(row.views) || row.views < 0) throw fail('views must be a non-negative integer');
-  if ('invalid' in hour) throw fail('hour must be within the years 0001 to 9999');
   return {
     projectId: row.projectId,
     hour: hour.iso,

@@ -17,6 +17,7 @@ import {
   type TimeseriesQuery,
   type TimeseriesReport,
 } from './schemas.ts';
+import { mergeStagedViews } from './staged-views.ts';
 import { ceilToDay, DAY_SECONDS, floorToDay, HOUR_SECONDS } from './time-buckets.ts';
 
 const BUCKET_SECONDS: Record<TimeseriesInterval, number> = { hour: HOUR_SECONDS, day: DAY_SECONDS };
@@ -64,6 +65,7 @@ export async function exportTimeseries(
   const interval = request.interval ?? 'day';
   const size = BUCKET_SECONDS[interval];
   const asked = widenToBuckets(resolveHourRange(request.dateFrom, request.dateTo), interval);
+  await mergeStagedViews(db);
   let { from, to } = asked;
   if (from === null || to === null) {
     // An omitted bound is where the views start or end.

@@ -9,6 +9,7 @@ import { rankingFor } from './rankings.ts';
 import { beginSnapshotRead, selectPathViewsPageFromLevels, selectTrafficTotals } from './report-queries.ts';
 import { DEFAULT_VIEWS_LIMIT, type PageViewReport } from './schemas.ts';
 import { hourDaySpanParams, pathSpanParams } from './span-params.ts';
+import { mergeStagedViews } from './staged-views.ts';
 
 export { resolveHourRange } from './export-range.ts';
 
@@ -58,6 +59,7 @@ export async function exportPageViews(
   options: ExportOptions = {},
 ): Promise<PageViewReport> {
   const range = resolveHourRange(request.dateFrom, request.dateTo);
+  await mergeStagedViews(db);
   // The route's schema fills in the defaults; these cover callers that bypass it.
   const limit = request.limit ?? DEFAULT_VIEWS_LIMIT;
   const offset = request.offset ?? 0;

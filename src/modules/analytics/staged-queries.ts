@@ -1,0 +1,48 @@
+// SQL for page views staged by ingestion and not yet merged into the rollups (migration 0008),
+// one function per statement.
+import type { Queryable } from '../../db/database.ts';
+
+/** Advisory lock class that serialises merges ('stag'); the object id is always 0. */
+export const STAGING_LOCK_CLASS = 0x73746167;
+
+export interface StagedRow {
+  views: number;
+  /** JSON text written by encodeStagedCounts (staged-views.ts). */
+  counts: string;
+}
+
+export async function insertStagedCounts(tx: Queryable, row: StagedRow): Promise<void> {
+  await tx.query('INSERT INTO page_views_staged (views, counts) VALUES ($1, $2)', [row.views, row.counts]);
+}
+
+/** True when anything waits to be merged (the cheap check every export makes first). */
+export async function selectAnyStaged(db: Queryable): Promise<boolean> {
+  const rows = await db.query<{ id: number }>('SELECT id FROM page_views_staged ORDER BY id LIMIT 1');
+  return rows.length > 0;
+}
+
+/** Waits for any other merge to end; held until the caller's transaction ends. */
+export async function lockStaging(tx: Queryable): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1, 0)', [STAGING_LOCK_CLASS]);
+}
+
+/** Removes and returns the oldest staged rows, at most `limit`; they are merged in the same transaction. */
+export async function deleteOldestStaged(tx: Queryable, limit: number): Promise<StagedRow[]> {
+  return tx.query<StagedRow>(
+    `DELETE FROM page_views_staged
+      WHERE id IN (SELECT id FROM page_views_staged ORDER BY id LIMIT $1)
+      RETURNING views, counts`,
+    [limit],
+  );
+}
+
+/** Those of the given projects that still exist (a project deleted meanwhile loses its staged views). */
+export async function selectExistingProjects(
+  tx: Queryable,
+  projectIds: readonly string[],
+): Promise<Set<string>> {
+  const rows = await tx.query<{ id: string }>('SELECT id FROM projects WHERE id = ANY($1::text[])', [
+    projectIds,
+  ]);
+  return new Set(rows.map((r) => r.id));
+}

@@ -3,6 +3,8 @@
 // HTML's; on equal weight, when text/markdown is listed first. Wildcards count for the type they
 // cover but never make Markdown "preferred" on their own: `*/*` asks for anything, not Markdown.
 
+import { GenerationalCache } from './generational-cache.ts';
+
 interface MediaRange {
   type: string;
   q: number;
@@ -52,4 +54,20 @@ export function prefersMarkdown(accept: string | undefined): boolean {
   if (html === null) return true;
   if (markdown.q !== html.q) return markdown.q > html.q;
   return markdown.position < html.position;
+}
+
+// Clients send few distinct Accept headers, and parsing one per record showed in ingest
+// profiles; values past this length are parsed every time so the cache's memory stays bounded.
+const MAX_CACHED_ACCEPT_LENGTH = 512;
+const preferences = new GenerationalCache<string, boolean>(1_000);
+
+/** prefersMarkdown, remembered per header value. */
+export function prefersMarkdownCached(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  if (accept.length > MAX_CACHED_ACCEPT_LENGTH) return prefersMarkdown(accept);
+  const cached = preferences.get(accept);
+  if (cached !== undefined) return cached;
+  const prefers = prefersMarkdown(accept);
+  preferences.set(accept, prefers);
+  return prefers;
 }

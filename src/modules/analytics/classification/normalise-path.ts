@@ -6,7 +6,7 @@ import { decodePercentEscapes } from './percent-decode.ts';
 
 export const MAX_PATH_LENGTH = 2048;
 // A raw URL far longer than any path we could keep is refused before any work is spent on it.
-const MAX_RAW_LENGTH = MAX_PATH_LENGTH * 8;
+export const MAX_RAW_LENGTH = MAX_PATH_LENGTH * 8;
 
 export type NormalisedPath =
   | { ok: true; path: string; markdown: boolean }

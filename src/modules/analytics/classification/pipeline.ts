@@ -76,11 +76,22 @@ function startState(record: RequestRecord, context: ClassificationContext): Pipe
   return { record, atSeconds: requestSeconds(record, context.now()) };
 }
 
+/**
+ * One record's outcome, synchronously unless its Web Bot Auth signature waits for a key
+ * directory: for callers that keep the common record free of promises (ingest-batch.ts).
+ */
+export function classifyRecordNow(
+  record: RequestRecord,
+  context: ClassificationContext,
+): ClassificationOutcome | Promise<ClassificationOutcome> {
+  return runSteps(startState(record, context), 0, context);
+}
+
 export async function classifyRecord(
   record: RequestRecord,
   context: ClassificationContext,
 ): Promise<ClassificationOutcome> {
-  return runSteps(startState(record, context), 0, context);
+  return classifyRecordNow(record, context);
 }
 
 export interface BatchClassification {
@@ -101,7 +112,7 @@ export async function classifyBatch(
   const outcomes: (ClassificationOutcome | Promise<ClassificationOutcome>)[] = new Array(records.length);
   let waiting = false;
   for (let index = 0; index < records.length; index++) {
-    const outcome = runSteps(startState(records[index]!, context), 0, context);
+    const outcome = classifyRecordNow(records[index]!, context);
     if (outcome instanceof Promise) waiting = true;
     outcomes[index] = outcome;
   }

@@ -1,17 +1,21 @@
 // One ingest request from parsed body to committed views: check each record, classify the good
 // ones, sum the views per rollup key, and wait for the group commit. Returns the 202 answer.
+// Common records take the fast path (common-record.ts); the rest are checked and classified by
+// the general code (record-validation.ts, the classification pipeline), with the same results.
 
 import type { Queryable } from '../../../db/database.ts';
 import { httpErrors } from '../../../http/errors.ts';
 import type { ClassificationContext } from '../classification/context.ts';
-import { classifyBatch } from '../classification/pipeline.ts';
-import type { DropReason, RequestRecord } from '../classification/types.ts';
-import type { PageViewCount } from '../rollups.ts';
+import { classifyRecordNow } from '../classification/pipeline.ts';
+import { userAgentProfilesOf } from '../classification/user-agent-profiles.ts';
+import { hourOf, ingestCommonRecord } from './common-record.ts';
+import { DeferredOutcomes } from './deferred-outcomes.ts';
 import { ingestErrors } from './errors.ts';
 import type { GroupCommitWriter, SubmitOutcome } from './group-commit.ts';
 import { selectIngestBatch } from './queries.ts';
 import { validateRecord } from './record-validation.ts';
-import { type IngestResult, MAX_RECORDS, type Rejection } from './schemas.ts';
+import { RollupTally, reportOutcome } from './rollup-tally.ts';
+import { type IngestResult, MAX_RECORDS } from './schemas.ts';
 
 export interface IngestDependencies {
   writer: GroupCommitWriter;
@@ -27,8 +31,6 @@ export interface RecordOutcomes {
   dropped: Record<string, number>;
   rejected: number;
 }
-
-const HOUR_MS = 3_600_000;
 
 export function checkRecordCount(count: number): void {
   if (count > MAX_RECORDS) {
@@ -58,66 +60,38 @@ export async function ingestBatch(
 ): Promise<IngestOutcome> {
   checkRecordCount(items.length);
   const receivedAt = deps.now();
-  const rejected: Rejection[] = [];
-  const records: RequestRecord[] = [];
-  const recordIndex: number[] = [];
-  const hours: number[] = [];
-  items.forEach((item, index) => {
+  const tally = new RollupTally(projectId);
+  const profiles = userAgentProfilesOf(deps.classification);
+  // Set at the first record that waits on a key directory: from there on, outcomes are held
+  // back so rows are still summed in batch order.
+  let deferred: DeferredOutcomes | null = null;
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index];
+    if (item === undefined && !(index in items)) continue; // a hole in a sparse array: no record
+    const sink = deferred ?? tally;
+    if (ingestCommonRecord(item, index, receivedAt, profiles, sink)) continue;
     const checked = validateRecord(item, receivedAt);
     if (!checked.ok) {
-      rejected.push({ index, code: checked.code, message: checked.message });
-      return;
-    }
-    records.push(checked.record);
-    recordIndex.push(index);
-    hours.push(Math.floor(checked.atMs / HOUR_MS) * HOUR_MS);
-  });
-
-  const { views, dropped } = await classifyBatch(records, deps.classification);
-
-  // One row per rollup key: a batch of 1,000 views of a few pages becomes a handful of rows.
-  const rows = new Map<string, PageViewCount>();
-  let accepted = 0;
-  for (const { index, view } of views) {
-    // Defence in depth: NUL is refused on input, but a NUL reaching the commit would fail the
-    // whole group, other clients' views included.
-    if (view.path.includes('\0') || view.agent.includes('\0')) {
-      rejected.push({
-        index: recordIndex[index]!,
-        code: 'invalid_field',
-        message: 'The record leads to a path or agent name holding the NUL character.',
-      });
+      tally.reject(index, checked.code, checked.message);
       continue;
     }
-    accepted++;
-    const hour = hours[index]!;
-    const key = `${hour}\0${view.class}\0${view.agent}\0${view.verification}\0${view.path}`;
-    const row = rows.get(key);
-    if (row) row.views++;
-    else {
-      rows.set(key, {
-        projectId,
-        hour: new Date(hour),
-        path: view.path,
-        trafficClass: view.class,
-        agent: view.agent,
-        verification: view.verification,
-        views: 1,
-      });
+    const outcome = classifyRecordNow(checked.record, deps.classification);
+    if (outcome instanceof Promise) {
+      deferred ??= new DeferredOutcomes();
+      deferred.wait(index, hourOf(checked.atMs), outcome);
+    } else {
+      reportOutcome(sink, index, hourOf(checked.atMs), outcome);
     }
   }
+  if (deferred !== null) await deferred.replayInto(tally);
+
+  const { accepted, rejected, rows } = tally;
   rejected.sort((a, b) => a.index - b.index);
-  const result = { accepted, dropped: countedDrops(dropped), rejected };
+  const result = { accepted, dropped: tally.droppedCounts(), rejected };
   // A batch that counts nothing stores no key either: sent again, it is answered the same way.
   if (accepted === 0) return { result, submitted: 'nothing_to_count' };
   const claim = batchKey === null ? null : { projectId, ...batchKey, result };
-  return { result, submitted: await deps.writer.submit([...rows.values()], accepted, claim) };
-}
-
-function countedDrops(dropped: Record<DropReason, number>): Record<string, number> {
-  const counted: Record<string, number> = {};
-  for (const [reason, count] of Object.entries(dropped)) if (count > 0) counted[reason] = count;
-  return counted;
+  return { result, submitted: await deps.writer.submit(rows, accepted, claim) };
 }
 
 /**

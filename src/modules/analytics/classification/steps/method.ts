@@ -3,11 +3,17 @@
 
 import { drop, type Step } from './step.ts';
 
+/** Whether a request with this method can be a page view (any case, spaces around ignored). */
+export function isCountedMethod(method: unknown): boolean {
+  // The exact spellings first: nearly every record sends one, and they need no copy.
+  if (method === 'GET' || method === 'HEAD' || typeof method !== 'string') return true;
+  const normalised = method.trim().toUpperCase();
+  return normalised === 'GET' || normalised === 'HEAD';
+}
+
 export const methodStep: Step = {
   name: 'method',
   run({ record }) {
-    const method = typeof record.method === 'string' ? record.method.trim().toUpperCase() : 'GET';
-    if (method === 'GET' || method === 'HEAD') return undefined;
-    return drop('method', 'method_not_counted');
+    return isCountedMethod(record.method) ? undefined : drop('method', 'method_not_counted');
   },
 };

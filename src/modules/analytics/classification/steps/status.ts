@@ -3,12 +3,17 @@
 
 import { drop, type Step } from './step.ts';
 
+/** Whether a request answered with this status can be a page view (none given counts). */
+export function isCountedStatus(status: unknown): boolean {
+  if (status === undefined || status === null) return true;
+  return (
+    Number.isInteger(status) && (((status as number) >= 200 && (status as number) < 300) || status === 304)
+  );
+}
+
 export const statusStep: Step = {
   name: 'status',
   run({ record }) {
-    const { status } = record;
-    if (status === undefined || status === null) return undefined;
-    if (Number.isInteger(status) && ((status >= 200 && status < 300) || status === 304)) return undefined;
-    return drop('status', 'status_not_counted');
+    return isCountedStatus(record.status) ? undefined : drop('status', 'status_not_counted');
   },
 };

@@ -17,6 +17,7 @@ import type { ClassifiedView } from '../types.ts';
 import type { Step } from './step.ts';
 
 export const MARKDOWN_CLIENT = 'markdown-client';
+export const NO_USER_AGENT = 'no-user-agent';
 
 export const userAgentStep: Step = {
   name: 'user_agent',
@@ -60,7 +61,7 @@ export const userAgentStep: Step = {
       const view: ClassifiedView = {
         ...base,
         class: 'bot',
-        agent: 'no-user-agent',
+        agent: NO_USER_AGENT,
         verification: '',
         evidence: { rule: 'no_user_agent' },
       };

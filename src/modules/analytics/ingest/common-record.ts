@@ -1,0 +1,106 @@
+// The ingest fast path: the common record (a JSON object with string fields, a Z timestamp, no
+// signature headers) checked and classified with cached verdicts and no per-record objects.
+// General checks (record-validation.ts) and the general pipeline cost several microseconds per
+// record, most of it spent again on the same user agents, pages and timestamp forms.
+//
+// This path only ever says "counted as this view" or "dropped for this reason" when the general
+// path would say the same; for anything else (a check that fails, a field of an unusual type or
+// form, signature headers) it declines and the general path decides, so every rejection and its
+// message still come from record-validation.ts. test/analytics/ingest-fast-path.test.ts compares
+// the two on random records.
+
+import { pageTargetOf } from '../classification/page-targets.ts';
+import { isCountedMethod } from '../classification/steps/method.ts';
+import { isCountedStatus } from '../classification/steps/status.ts';
+import { UserAgentProfiles } from '../classification/user-agent-profiles.ts';
+import { parseCommonTimestampMillis } from '../date-bounds.ts';
+import type { OutcomeSink } from './rollup-tally.ts';
+import { MAX_FUTURE_MS } from './schemas.ts';
+
+const HOUR_MS = 3_600_000;
+
+/** The start of the UTC hour holding an instant, in epoch milliseconds: a rollup row's hour. */
+export function hourOf(atMs: number): number {
+  return Math.floor(atMs / HOUR_MS) * HOUR_MS;
+}
+
+/** Absent, or a string the database can store (PostgreSQL text cannot hold NUL). */
+function isOptionalCleanText(value: unknown): value is string | undefined {
+  return value === undefined || (typeof value === 'string' && !value.includes('\0'));
+}
+
+function isOptionalText(value: unknown): value is string | undefined {
+  return value === undefined || typeof value === 'string';
+}
+
+/** Not blank as record-validation.ts means it (trim() leaves something). */
+function isNotBlank(text: string): boolean {
+  const first = text.charCodeAt(0);
+  // A printable ASCII first character is never trimmed away; only other strings need trim().
+  return (first > 32 && first < 127) || text.trim() !== '';
+}
+
+function isValidStatus(status: unknown): boolean {
+  return (
+    status === undefined ||
+    (Number.isInteger(status) && (status as number) >= 100 && (status as number) <= 599)
+  );
+}
+
+/**
+ * Checks and classifies one record when it is a common one and reports its outcome to `sink`;
+ * false (nothing reported) when the general path must decide.
+ */
+export function ingestCommonRecord(
+  item: unknown,
+  index: number,
+  receivedAtMs: number,
+  profiles: UserAgentProfiles,
+  sink: OutcomeSink,
+): boolean {
+  if (typeof item !== 'object' || item === null) return false;
+  const fields = item as Record<string, unknown>;
+  // Objects parsed from JSON have Object as their constructor; arrays, MalformedLine and a record
+  // with a field named "constructor" do not, and take the general path.
+  if (fields.constructor !== Object || fields.headers !== undefined) return false;
+  const { url, path, timestamp, userAgent, ip, accept, referrer, method, status } = fields;
+
+  // record-validation.ts's checks, all of them, before any outcome is reported.
+  if (!isOptionalText(url) || !isOptionalText(path)) return false;
+  if (!isOptionalCleanText(ip) || !isOptionalCleanText(accept) || !isOptionalCleanText(referrer))
+    return false;
+  if (method !== 'GET' && !isOptionalCleanText(method)) return false;
+  if (!isValidStatus(status)) return false;
+  if (userAgent !== undefined && typeof userAgent !== 'string') return false;
+  // A non-blank path wins over the url, as in the record the general checks build.
+  const target =
+    path !== undefined && isNotBlank(path) ? path : url !== undefined && isNotBlank(url) ? url : undefined;
+  if (target === undefined) return false;
+  // The target is checked for NUL by the page lookup below; the other one here.
+  const other = target === path ? url : path;
+  if (other?.includes('\0')) return false;
+  let atMs = receivedAtMs;
+  if (timestamp !== undefined) {
+    if (typeof timestamp !== 'string') return false;
+    atMs = parseCommonTimestampMillis(timestamp);
+    // NaN (not the common form) fails this comparison too.
+    if (!(atMs <= receivedAtMs + MAX_FUTURE_MS)) return false;
+  }
+  const profile = profiles.profile(userAgent);
+  if (profile === null) return false;
+  // Looked up before the method and status steps could drop the record, for its NUL check.
+  const page = pageTargetOf(target);
+  if (page === null) return false;
+
+  // The pipeline's steps in their order: method, status, path, asset, user agent, verification.
+  if (!isCountedMethod(method)) sink.drop('method_not_counted');
+  else if (!isCountedStatus(status)) sink.drop('status_not_counted');
+  else {
+    if (page.drop !== null) sink.drop(page.drop);
+    else {
+      const kind = UserAgentProfiles.viewKind(profile, page.markdown, accept, ip);
+      sink.view(index, hourOf(atMs), kind, page.path, page.pathHasNul);
+    }
+  }
+  return true;
+}

@@ -7,12 +7,17 @@ export const STAGING_LOCK_CLASS = 0x73746167;
 
 export interface StagedRow {
   views: number;
-  /** JSON text written by encodeStagedCounts (staged-views.ts). */
+  /** JSON text of ViewSums.encode() (view-sums.ts). */
   counts: string;
 }
 
-export async function insertStagedCounts(tx: Queryable, row: StagedRow): Promise<void> {
-  await tx.query('INSERT INTO page_views_staged (views, counts) VALUES ($1, $2)', [row.views, row.counts]);
+/** Appends a staged row; returns its id (the writer's merger remembers what each id holds). */
+export async function insertStagedCounts(tx: Queryable, row: StagedRow): Promise<number> {
+  const rows = await tx.query<{ id: number }>(
+    'INSERT INTO page_views_staged (views, counts) VALUES ($1, $2) RETURNING id',
+    [row.views, row.counts],
+  );
+  return Number(rows[0]!.id);
 }
 
 /** True when anything waits to be merged (the cheap check every export makes first). */
@@ -24,6 +29,18 @@ export async function selectAnyStaged(db: Queryable): Promise<boolean> {
 /** Waits for any other merge to end; held until the caller's transaction ends. */
 export async function lockStaging(tx: Queryable): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock($1, 0)', [STAGING_LOCK_CLASS]);
+}
+
+/**
+ * Removes the given staged rows and returns the ids of those that were still there (another
+ * merge may have taken some): their contents are known to the caller, so they are not sent back.
+ */
+export async function deleteStagedByIds(tx: Queryable, ids: readonly number[]): Promise<number[]> {
+  const rows = await tx.query<{ id: number }>(
+    'DELETE FROM page_views_staged WHERE id = ANY($1::bigint[]) RETURNING id',
+    [ids],
+  );
+  return rows.map((r) => Number(r.id));
 }
 
 /** Removes and returns the oldest staged rows, at most `limit`; they are merged in the same transaction. */

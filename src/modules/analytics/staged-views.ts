@@ -7,107 +7,31 @@
 // crashes. Its cost grows with the distinct keys it writes, not the views: merging a second's
 // worth of groups at once writes each popular page's row once instead of once per group.
 //
+// The process that staged a row still holds its sums (staged-merger.ts) and merges it by id,
+// without reading it back; rows staged elsewhere (another process, or one killed before merging)
+// are read and decoded.
+//
 // Freshness: every export calls mergeStagedViews first, so a view acknowledged before the read
 // began is in the answer. Merges are serialised by an advisory lock: a read that comes while
 // another process merges waits for it instead of missing the rows that merge holds.
 import type { Database, Queryable } from '../../db/database.ts';
-import type { TrafficClass } from './queries.ts';
-import { CountSums, type PageViewCount, pageViewCountProblem, recordSortedCountsIn } from './rollups.ts';
+import { recordSortedCountsIn } from './rollups.ts';
 import {
   deleteOldestStaged,
+  deleteStagedByIds,
   insertStagedCounts,
   lockStaging,
-  type StagedRow,
   selectAnyStaged,
   selectExistingProjects,
 } from './staged-queries.ts';
+import { type EncodedSums, ViewSums } from './view-sums.ts';
 
-/** Staged rows taken per merge transaction (each row is one group commit's keys). */
+/** Staged rows read back per merge transaction (each row is one group commit's keys). */
 const ROWS_PER_MERGE = 100;
-const HOUR_MS = 3_600_000;
-const HOUR_S = 3600;
 
-/** The JSON layout of a staged row: one array per column, the same length. */
-interface StagedColumns {
-  projectIds: string[];
-  hours: number[];
-  paths: string[];
-  classes: TrafficClass[];
-  agents: string[];
-  verifications: string[];
-  views: number[];
-}
-
-/**
- * A group's rows as one staged row, checked as the merge will check them (so a staged row can
- * always be merged) but not summed: the merge sums across many groups anyway, and summing here
- * too cost more of the event loop than encoding the repeats. Throws a TypeError on a bad row.
- */
-export function encodeStagedRows(groups: readonly (readonly PageViewCount[])[]): StagedRow {
-  const columns: StagedColumns = {
-    projectIds: [],
-    hours: [],
-    paths: [],
-    classes: [],
-    agents: [],
-    verifications: [],
-    views: [],
-  };
-  let views = 0;
-  let index = 0;
-  for (const rows of groups) {
-    for (const row of rows) {
-      const problem = pageViewCountProblem(row);
-      if (problem !== null) throw new TypeError(`page views row ${index}: ${problem}`);
-      index++;
-      if (row.views === 0) continue;
-      columns.projectIds.push(row.projectId);
-      columns.hours.push(Math.floor(row.hour.getTime() / HOUR_MS) * HOUR_S);
-      columns.paths.push(row.path);
-      columns.classes.push(row.trafficClass);
-      columns.agents.push(row.agent ?? '');
-      columns.verifications.push(row.verification ?? '');
-      columns.views.push(row.views);
-      views += row.views;
-    }
-  }
-  return { views, counts: JSON.stringify(columns) };
-}
-
-/**
- * Adds a staged row's counts to the sums. They were checked when staged; only the hour's text is
- * made here, once per distinct hour.
- */
-function sumStaged(sums: CountSums, hours: Map<number, string>, text: string): void {
-  const c = JSON.parse(text) as StagedColumns;
-  for (let i = 0; i < c.paths.length; i++) {
-    const hourSeconds = c.hours[i]!;
-    let iso = hours.get(hourSeconds);
-    if (iso === undefined) {
-      iso = new Date(hourSeconds * 1000).toISOString();
-      hours.set(hourSeconds, iso);
-    }
-    sums.add({
-      projectId: c.projectIds[i]!,
-      hour: iso,
-      hourSeconds,
-      path: c.paths[i]!,
-      trafficClass: c.classes[i]!,
-      agent: c.agents[i]!,
-      verification: c.verifications[i]!,
-      views: c.views[i]!,
-    });
-  }
-}
-
-/** Appends the rows of a group's submissions inside the group's transaction. */
-export async function stageRows(
-  tx: Queryable,
-  groups: readonly (readonly PageViewCount[])[],
-): Promise<number> {
-  const row = encodeStagedRows(groups);
-  if (row.views > 0) await insertStagedCounts(tx, row);
-  return row.views;
+/** Appends a group's sums inside the group's transaction; returns the staged row's id. */
+export async function stageSums(tx: Queryable, sums: ViewSums): Promise<number> {
+  return insertStagedCounts(tx, { views: sums.views, counts: JSON.stringify(sums.encode()) });
 }
 
 export interface MergeResult {
@@ -119,36 +43,41 @@ export interface MergeResult {
   orphanViews: number;
 }
 
-/** One transaction: the oldest staged rows into the rollups. */
-async function mergeOnce(db: Database): Promise<MergeResult> {
+/** Staged rows whose sums the caller holds, by id (the writer's own, not merged yet). */
+export type KnownStaged = ReadonlyMap<number, ViewSums>;
+
+/** One transaction: the known rows still staged and the oldest others into the rollups. */
+async function mergeOnce(db: Database, known: KnownStaged): Promise<MergeResult> {
   return db.transaction(async (tx) => {
     await lockStaging(tx);
+    const sums = new ViewSums();
+    const taken = known.size === 0 ? [] : await deleteStagedByIds(tx, [...known.keys()]);
+    for (const id of taken) sums.addSums(known.get(id)!);
     const staged = await deleteOldestStaged(tx, ROWS_PER_MERGE);
-    if (staged.length === 0) return { rows: 0, views: 0, orphanViews: 0 };
-    const sums = new CountSums();
-    const hours = new Map<number, string>();
-    for (const row of staged) sumStaged(sums, hours, row.counts);
-    const counts = sums.sorted();
+    for (const row of staged) sums.addEncoded(JSON.parse(row.counts) as EncodedSums);
+    const rows = taken.length + staged.length;
+    if (rows === 0) return { rows: 0, views: 0, orphanViews: 0 };
+    const counts = sums.sortedCounts();
     const existing = await selectExistingProjects(tx, [...new Set(counts.map((c) => c.projectId))]);
     const written = await recordSortedCountsIn(
       tx,
       counts.filter((c) => existing.has(c.projectId)),
     );
-    const stagedViews = staged.reduce((sum, r) => sum + Number(r.views), 0);
-    return { rows: staged.length, views: written.views, orphanViews: stagedViews - written.views };
+    return { rows, views: written.views, orphanViews: sums.views - written.views };
   });
 }
 
 /**
  * Merges everything staged when it is called (and whatever arrives meanwhile, batch by batch).
  * Every export calls it before reading, so acknowledged views are in the answer; with nothing
- * staged it costs one indexed read and no transaction.
+ * staged it costs one indexed read and no transaction. `known` are rows whose sums the caller
+ * holds (the writer's merger): taken by id, not read back.
  */
-export async function mergeStagedViews(db: Database): Promise<MergeResult> {
+export async function mergeStagedViews(db: Database, known: KnownStaged = new Map()): Promise<MergeResult> {
   const total: MergeResult = { rows: 0, views: 0, orphanViews: 0 };
-  if (!(await selectAnyStaged(db))) return total;
-  for (;;) {
-    const merged = await mergeOnce(db);
+  if (known.size === 0 && !(await selectAnyStaged(db))) return total;
+  for (let first = true; ; first = false) {
+    const merged = await mergeOnce(db, first ? known : new Map());
     total.rows += merged.rows;
     total.views += merged.views;
     total.orphanViews += merged.orphanViews;

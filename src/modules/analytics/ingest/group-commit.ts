@@ -27,7 +27,8 @@
 //   with the stored result. Groups without keys run no extra statement.
 import type { Database, Queryable } from '../../../db/database.ts';
 import type { PageViewCount } from '../rollups.ts';
-import { stageRows } from '../staged-views.ts';
+import { stageSums } from '../staged-views.ts';
+import { ViewSums } from '../view-sums.ts';
 import { ingestErrors } from './errors.ts';
 import { claimId, deleteExpiredIngestBatches, type IngestClaim, insertIngestClaims } from './queries.ts';
 import { type StagedMergerOptions, StagedViewMerger } from './staged-merger.ts';
@@ -266,14 +267,13 @@ export class GroupCommitWriter {
         views,
       });
     let counted: readonly Submission[] = group;
+    let sums: ViewSums | null = null;
+    let stagedId: number | null = null;
     try {
       await this.#db.transaction(async (tx) => {
         counted = await this.#claimKeys(tx, group);
-        // Every row is checked: a bad row fails the group here, before any 202.
-        await stageRows(
-          tx,
-          counted.map((s) => s.rows),
-        );
+        sums = sumRows(counted);
+        stagedId = sums.views === 0 ? null : await stageSums(tx, sums);
       });
     } catch (error) {
       this.#stats.failedCommits++;
@@ -289,10 +289,8 @@ export class GroupCommitWriter {
     report(true);
     this.#stats.commits++;
     this.#stats.committedRequests += counted.length;
-    let countedViews = 0;
-    for (const submission of counted) countedViews += submission.views;
-    this.#stats.committedViews += countedViews;
-    if (countedViews > 0) this.#merger.staged(countedViews);
+    for (const submission of counted) this.#stats.committedViews += submission.views;
+    if (stagedId !== null) this.#merger.staged(stagedId, sums!);
     const countedSet = new Set(counted);
     for (const submission of group)
       submission.resolve(countedSet.has(submission) ? 'committed' : 'duplicate');
@@ -323,4 +321,12 @@ export class GroupCommitWriter {
       return claimed.has(id) && first.get(id) === submission;
     });
   }
+}
+
+/** The views of a group's submissions summed per rollup key; every row checked (a bad one fails the group, before any 202). */
+function sumRows(submissions: readonly Submission[]): ViewSums {
+  const sums = new ViewSums();
+  let index = 0;
+  for (const submission of submissions) for (const row of submission.rows) sums.addRow(row, index++);
+  return sums;
 }

@@ -5,6 +5,7 @@
 // not wait for it: they merge what is staged themselves before reading.
 import type { Database } from '../../../db/database.ts';
 import { mergeStagedViews } from '../staged-views.ts';
+import type { ViewSums } from '../view-sums.ts';
 import type { CommitLog } from './group-commit.ts';
 
 export interface StagedMergerOptions {
@@ -20,7 +21,9 @@ export class StagedViewMerger {
   readonly #logger: CommitLog | undefined;
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
-  /** Views this process staged and has not seen merged yet (the overload check's measure). */
+  /** What this process staged and has not merged yet, by staged row id: merged without reading back. */
+  readonly #pending = new Map<number, ViewSums>();
+  /** Their views (the overload check's measure). */
   #backlogViews = 0;
   #closed = false;
 
@@ -39,9 +42,10 @@ export class StagedViewMerger {
     this.#schedule(0);
   }
 
-  /** A group commit staged these views. */
-  staged(views: number): void {
-    this.#backlogViews += views;
+  /** A group commit staged these sums as row `id`. */
+  staged(id: number, sums: ViewSums): void {
+    this.#pending.set(id, sums);
+    this.#backlogViews += sums.views;
     this.#schedule(this.#options.delayMs);
   }
 
@@ -67,11 +71,16 @@ export class StagedViewMerger {
   }
 
   async #merge(): Promise<void> {
-    // Counted before the merge: views staged while it runs may be left for the next one.
-    const before = this.#backlogViews;
+    // Taken before the merge: rows staged while it runs are left for the next one (or merged by
+    // it as rows read back, and then found gone by the next one: counted once either way).
+    const known = new Map(this.#pending);
     try {
-      const merged = await mergeStagedViews(this.#db);
-      this.#backlogViews = Math.max(0, this.#backlogViews - before);
+      const merged = await mergeStagedViews(this.#db, known);
+      // Merged now, or earlier by an export's merge: either way no longer this process's to merge.
+      for (const [id, sums] of known) {
+        this.#pending.delete(id);
+        this.#backlogViews -= sums.views;
+      }
       if (merged.orphanViews > 0) {
         this.#logger?.error(
           { views: merged.orphanViews },

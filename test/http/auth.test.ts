@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { App } from '../../src/http/context.ts';
 import { generateApiKey } from '../../src/modules/keys/key-format.ts';
-import { createKey, revokeKey } from '../../src/modules/keys/service.ts';
+import { checkKey, createKey, revokeKey } from '../../src/modules/keys/service.ts';
 import { bearer, createTestApp, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 
@@ -159,6 +159,39 @@ await forEachBackend('authentication and authorisation', ({ db }) => {
       [seeded.project.id],
     );
     assert.ok(rows[0]?.last_used_at instanceof Date);
+  });
+
+  test('last use is written at most once a minute, and a use within the minute costs no write', async () => {
+    const k = await createKey(db(), { projectId: seeded.project.id });
+    const statements: string[] = [];
+    const counting = {
+      query: <Row>(sql: string, params?: readonly unknown[]) => {
+        statements.push(sql.trim().split(/\s+/)[0]!.toUpperCase());
+        return db().query<Row>(sql, params);
+      },
+      exec: (sql: string) => db().exec(sql),
+    };
+    const lastUsed = async () =>
+      (
+        await db().query<{ last_used_at: Date | null }>('SELECT last_used_at FROM api_keys WHERE id = $1', [
+          k.id,
+        ])
+      )[0]!.last_used_at;
+    assert.equal((await checkKey(counting, k.key)).ok, true);
+    assert.deepEqual(statements, ['SELECT', 'UPDATE'], 'the first use is recorded');
+    const first = await lastUsed();
+    assert.ok(first instanceof Date);
+
+    statements.length = 0;
+    assert.equal((await checkKey(counting, k.key)).ok, true);
+    assert.deepEqual(statements, ['SELECT'], 'a use within the minute only reads');
+    assert.equal((await lastUsed())!.getTime(), first.getTime());
+
+    await db().query("UPDATE api_keys SET last_used_at = now() - interval '2 minutes' WHERE id = $1", [k.id]);
+    statements.length = 0;
+    assert.equal((await checkKey(counting, k.key)).ok, true);
+    assert.deepEqual(statements, ['SELECT', 'UPDATE'], 'a use after the minute is recorded again');
+    assert.ok((await lastUsed())!.getTime() > Date.now() - 60_000, 'written anew, not left two minutes back');
   });
 
   test('a revoked key stops working at once', async () => {

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { createClassificationContext } from '../src/modules/analytics/classification/context.ts';
 import type { GroupCommitWriter } from '../src/modules/analytics/ingest/group-commit.ts';
 import { ingestBatch } from '../src/modules/analytics/ingest/ingest-batch.ts';
+import type { ViewSums } from '../src/modules/analytics/view-sums.ts';
 import { USER_AGENT_CASES } from '../test/analytics/fixtures/user-agents.ts';
 import { seededRandom, zipfSampler } from './lib/random.ts';
 import { figureLine } from './lib/stats.ts';
@@ -64,8 +65,8 @@ const recordsPerPass = BATCHES * RECORDS_PER_BATCH;
 
 let submittedViews = 0;
 const writer = {
-  async submit(_rows: unknown[], views: number) {
-    submittedViews += views;
+  async submit(sums: ViewSums) {
+    submittedViews += sums.views;
     return 'committed' as const;
   },
 } as unknown as GroupCommitWriter;

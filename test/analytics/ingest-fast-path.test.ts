@@ -1,7 +1,8 @@
 // Property: the ingest fast path (common-record.ts, with its caches) decides every record as the
 // general path does (validateRecord, then the classification pipeline), and ingestBatch answers
 // and submits exactly what the code before the fast path did: the same accepted count, drops per
-// reason, rejections (index, code, message), and rows summed per rollup key in the same order.
+// reason, rejections (index, code, message), and views summed per rollup key (compared in the
+// rollup writers' order).
 // Records are random and mostly odd on purpose: wrong types, NUL, timestamps in every accepted
 // and refused form, URLs with queries, fragments, escapes, dot segments, odd hosts, every user
 // agent of the fixture table, Markdown signals, IPs in and out of published ranges, and signed
@@ -19,7 +20,8 @@ import { ingestCommonRecord } from '../../src/modules/analytics/ingest/common-re
 import type { GroupCommitWriter } from '../../src/modules/analytics/ingest/group-commit.ts';
 import { type IngestDependencies, ingestBatch } from '../../src/modules/analytics/ingest/ingest-batch.ts';
 import { MalformedLine, validateRecord } from '../../src/modules/analytics/ingest/record-validation.ts';
-import type { PageViewCount } from '../../src/modules/analytics/rollups.ts';
+import { aggregate, type KeyedCount, type PageViewCount } from '../../src/modules/analytics/rollups.ts';
+import type { ViewSums } from '../../src/modules/analytics/view-sums.ts';
 import { testContext } from './fixtures/context.ts';
 import { USER_AGENT_CASES } from './fixtures/user-agents.ts';
 
@@ -343,7 +345,7 @@ const batch = fc.array(item, { minLength: 1, maxLength: 60 });
 
 interface Answer {
   result: unknown;
-  rows: PageViewCount[] | null;
+  rows: KeyedCount[] | null;
 }
 
 async function generalAnswer(items: readonly unknown[], context: ClassificationContext): Promise<Answer> {
@@ -392,15 +394,16 @@ async function generalAnswer(items: readonly unknown[], context: ClassificationC
   const counted = Object.fromEntries(Object.entries(dropped).filter(([, count]) => count > 0));
   return {
     result: { accepted, dropped: counted, rejected },
-    rows: accepted === 0 ? null : [...rows.values()],
+    // Submitted as sums: compared in the rollup writers' order, as the merge writes them.
+    rows: accepted === 0 ? null : aggregate(rows.values()),
   };
 }
 
 async function fastAnswer(items: readonly unknown[], context: ClassificationContext): Promise<Answer> {
-  let rows: PageViewCount[] | null = null;
+  let rows: KeyedCount[] | null = null;
   const writer = {
-    async submit(submitted: readonly PageViewCount[]) {
-      rows = [...submitted];
+    async submit(submitted: ViewSums) {
+      rows = submitted.sortedCounts();
       return 'committed' as const;
     },
   } as unknown as GroupCommitWriter;

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/context.ts';
 import { GroupCommitWriter } from '../../src/modules/analytics/ingest/group-commit.ts';
+import { ViewSums } from '../../src/modules/analytics/view-sums.ts';
 import { bearer, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import {
@@ -559,7 +560,7 @@ await forEachBackend('ingest API', ({ backend, db }) => {
 
       const refusal = await writer
         .submit(
-          [
+          ViewSums.ofRows([
             {
               projectId: seeded.project.id,
               hour: new Date(),
@@ -567,8 +568,7 @@ await forEachBackend('ingest API', ({ backend, db }) => {
               trafficClass: 'human',
               views: 1,
             },
-          ],
-          1,
+          ]),
         )
         .then(
           () => null,

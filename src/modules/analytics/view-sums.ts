@@ -26,19 +26,47 @@ export type EncodedSums = [
   pathsAndViews: (string | number)[],
 ][];
 
-function child<K, V>(map: Map<K, V>, key: K, make: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = make();
-    map.set(key, value);
+/** A copy of nested Maps `depth` levels deep (the innermost maps copied too). */
+// biome-ignore lint/suspicious/noExplicitAny: the levels differ in key types; depth says which.
+function copyMaps(map: Map<any, any>, depth: number): Map<any, any> {
+  if (depth === 0) return new Map(map);
+  const copy = new Map();
+  for (const [key, inner] of map) copy.set(key, copyMaps(inner, depth - 1));
+  return copy;
+}
+
+/** Merges nested Maps `depth` levels deep; at the innermost level both maps go to mergeLeaves. */
+function mergeInto(
+  // biome-ignore lint/suspicious/noExplicitAny: as in copyMaps.
+  target: Map<any, any>,
+  // biome-ignore lint/suspicious/noExplicitAny: as in copyMaps.
+  source: Map<any, any>,
+  depth: number,
+  mergeLeaves: (target: ByPath, source: ByPath) => void,
+): void {
+  for (const [key, inner] of source) {
+    const existing = target.get(key);
+    if (existing === undefined) target.set(key, copyMaps(inner, depth - 1));
+    else if (depth === 1) mergeLeaves(existing, inner);
+    else mergeInto(existing, inner, depth - 1, mergeLeaves);
   }
-  return value;
 }
 
 export class ViewSums {
   readonly #byProject = new Map<string, ByHour>();
+  #lastProject: string | null = null;
+  #lastHour = Number.NaN;
+  #lastByClass: ByClass | null = null;
   /** All views added. */
   views = 0;
+
+  /** Rows summed, each checked (a TypeError names the first bad one). */
+  static ofRows(rows: Iterable<PageViewCount>): ViewSums {
+    const sums = new ViewSums();
+    let index = 0;
+    for (const row of rows) sums.addRow(row, index++);
+    return sums;
+  }
 
   /** Adds a row, checked as the rollups will check it (a TypeError names what is wrong). */
   addRow(row: PageViewCount, index: number): void {
@@ -67,11 +95,40 @@ export class ViewSums {
     views: number,
   ): void {
     if (views === 0) return;
-    const byHour = child(this.#byProject, projectId, () => new Map());
-    const byClass = child(byHour, hourSeconds, () => new Map());
-    const byAgent = child(byClass, trafficClass, () => new Map());
-    const byVerification = child(byAgent, agent, () => new Map());
-    const byPath = child(byVerification, verification, () => new Map());
+    // Rows come in runs of one project and hour (a request's, a group's): remembered.
+    let byClass: ByClass;
+    if (projectId === this.#lastProject && hourSeconds === this.#lastHour) byClass = this.#lastByClass!;
+    else {
+      let byHour = this.#byProject.get(projectId);
+      if (byHour === undefined) {
+        byHour = new Map();
+        this.#byProject.set(projectId, byHour);
+      }
+      let found = byHour.get(hourSeconds);
+      if (found === undefined) {
+        found = new Map();
+        byHour.set(hourSeconds, found);
+      }
+      byClass = found;
+      this.#lastProject = projectId;
+      this.#lastHour = hourSeconds;
+      this.#lastByClass = byClass;
+    }
+    let byAgent = byClass.get(trafficClass);
+    if (byAgent === undefined) {
+      byAgent = new Map();
+      byClass.set(trafficClass, byAgent);
+    }
+    let byVerification = byAgent.get(agent);
+    if (byVerification === undefined) {
+      byVerification = new Map();
+      byAgent.set(agent, byVerification);
+    }
+    let byPath = byVerification.get(verification);
+    if (byPath === undefined) {
+      byPath = new Map();
+      byVerification.set(verification, byPath);
+    }
     const sum = (byPath.get(path) ?? 0) + views;
     if (!Number.isSafeInteger(sum))
       throw new RangeError(`page views: the count for ${path} exceeds ${Number.MAX_SAFE_INTEGER}`);
@@ -79,11 +136,27 @@ export class ViewSums {
     this.views += views;
   }
 
+  /**
+   * Adds other's sums level by level: a map this one lacks is copied whole, and paths are summed
+   * with two lookups each (a group commit adds up its requests' sums this way).
+   */
   addSums(other: ViewSums): void {
-    other.#forEachEntry((projectId, hourSeconds, trafficClass, agent, verification, byPath) => {
-      for (const [path, views] of byPath)
-        this.add(projectId, hourSeconds, trafficClass, agent, verification, path, views);
-    });
+    for (const [projectId, otherByHour] of other.#byProject) {
+      const byHour = this.#byProject.get(projectId);
+      if (byHour === undefined) this.#byProject.set(projectId, copyMaps(otherByHour, 4));
+      else
+        mergeInto(byHour, otherByHour, 4, (byPath: ByPath, otherByPath: ByPath) => {
+          for (const [path, views] of otherByPath) {
+            const sum = (byPath.get(path) ?? 0) + views;
+            if (!Number.isSafeInteger(sum))
+              throw new RangeError(`page views: the count for ${path} exceeds ${Number.MAX_SAFE_INTEGER}`);
+            byPath.set(path, sum);
+          }
+        });
+    }
+    this.views += other.views;
+    // The remembered run may now point at a replaced map: forget it.
+    this.#lastProject = null;
   }
 
   encode(): EncodedSums {

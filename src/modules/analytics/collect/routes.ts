@@ -15,6 +15,7 @@ import { type ClassificationContext, createClassificationContext } from '../clas
 import { classifyRecord } from '../classification/pipeline.ts';
 import { type GroupCommitOptions, GroupCommitWriter } from '../ingest/group-commit.ts';
 import type { RecordOutcomes } from '../ingest/ingest-batch.ts';
+import { ViewSums } from '../view-sums.ts';
 import { collectErrors } from './errors.ts';
 import { isAllowedOrigin } from './origins.ts';
 import { AddressRateLimiter, type RateLimitOptions } from './rate-limit.ts';
@@ -204,7 +205,7 @@ export function registerCollectRoutes(
           return reply.code(202).send({ counted: false, dropped: outcome.drop });
         }
         await writer.submit(
-          [
+          ViewSums.ofRows([
             {
               projectId: request.params.projectId,
               hour: new Date(Math.floor(at / HOUR_MS) * HOUR_MS),
@@ -214,8 +215,7 @@ export function registerCollectRoutes(
               verification: outcome.verification,
               views: 1,
             },
-          ],
-          1,
+          ]),
         );
         options.onRecords?.({ accepted: 1, dropped: {}, rejected: 0 });
         return reply.code(202).send({ counted: true });

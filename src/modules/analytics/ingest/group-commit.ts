@@ -26,7 +26,6 @@
 //   group) leaves that request's views out, and it resolves as a duplicate: the route answers it
 //   with the stored result. Groups without keys run no extra statement.
 import type { Database, Queryable } from '../../../db/database.ts';
-import type { PageViewCount } from '../rollups.ts';
 import { stageSums } from '../staged-views.ts';
 import { ViewSums } from '../view-sums.ts';
 import { ingestErrors } from './errors.ts';
@@ -105,7 +104,7 @@ export interface GroupCommitStats {
 }
 
 interface Submission {
-  rows: readonly PageViewCount[];
+  sums: ViewSums;
   views: number;
   claim: IngestClaim | null;
   resolve: (outcome: SubmitOutcome) => void;
@@ -153,15 +152,12 @@ export class GroupCommitWriter {
   }
 
   /**
-   * Resolves once rows are committed; rejects with a 503 AppError when they were not (nothing of
-   * them is counted then). `views` is the number of page views the rows add up to. With a claim,
-   * resolves 'duplicate' (nothing counted) when its key was already taken.
+   * Resolves once the views are committed; rejects with a 503 AppError when they were not
+   * (nothing of them is counted then). With a claim, resolves 'duplicate' (nothing counted) when
+   * its key was already taken.
    */
-  submit(
-    rows: readonly PageViewCount[],
-    views: number,
-    claim: IngestClaim | null = null,
-  ): Promise<SubmitOutcome> {
+  submit(sums: ViewSums, claim: IngestClaim | null = null): Promise<SubmitOutcome> {
+    const views = sums.views;
     if (this.#closed) {
       return Promise.reject(
         ingestErrors.ingest_unavailable('The server is shutting down; nothing of this batch was counted.', {
@@ -187,7 +183,7 @@ export class GroupCommitWriter {
       );
     }
     return new Promise<SubmitOutcome>((resolve, reject) => {
-      this.#waiting.push({ rows, views, claim, resolve, reject });
+      this.#waiting.push({ sums, views, claim, resolve, reject });
       this.#waitingViews += views;
       this.#schedule();
     });
@@ -272,7 +268,7 @@ export class GroupCommitWriter {
     try {
       await this.#db.transaction(async (tx) => {
         counted = await this.#claimKeys(tx, group);
-        sums = sumRows(counted);
+        sums = sumSubmissions(counted);
         stagedId = sums.views === 0 ? null : await stageSums(tx, sums);
       });
     } catch (error) {
@@ -323,10 +319,13 @@ export class GroupCommitWriter {
   }
 }
 
-/** The views of a group's submissions summed per rollup key; every row checked (a bad one fails the group, before any 202). */
-function sumRows(submissions: readonly Submission[]): ViewSums {
-  const sums = new ViewSums();
-  let index = 0;
-  for (const submission of submissions) for (const row of submission.rows) sums.addRow(row, index++);
+/**
+ * The views of a group's submissions summed per rollup key, into the first one's sums (a
+ * submission's sums are not used again once its group is written).
+ */
+function sumSubmissions(submissions: readonly Submission[]): ViewSums {
+  if (submissions.length === 0) return new ViewSums();
+  const sums = submissions[0]!.sums;
+  for (let i = 1; i < submissions.length; i++) sums.addSums(submissions[i]!.sums);
   return sums;
 }

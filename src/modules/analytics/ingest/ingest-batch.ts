@@ -85,13 +85,13 @@ export async function ingestBatch(
   }
   if (deferred !== null) await deferred.replayInto(tally);
 
-  const { accepted, rejected, rows } = tally;
+  const { accepted, rejected, sums } = tally;
   rejected.sort((a, b) => a.index - b.index);
   const result = { accepted, dropped: tally.droppedCounts(), rejected };
   // A batch that counts nothing stores no key either: sent again, it is answered the same way.
   if (accepted === 0) return { result, submitted: 'nothing_to_count' };
   const claim = batchKey === null ? null : { projectId, ...batchKey, result };
-  return { result, submitted: await deps.writer.submit(rows, accepted, claim) };
+  return { result, submitted: await deps.writer.submit(sums, claim) };
 }
 
 /**

@@ -1,12 +1,13 @@
-// Where ingest-batch.ts puts each record's outcome: views summed into one row per rollup key
-// (hour, class, agent, verification, path), drops counted per reason, rejections listed. Rows are
-// found through nested Maps keyed by strings the classification already holds (a view kind's key,
-// a cached path), so a record builds no key string of its own.
+// Where ingest-batch.ts puts each record's outcome: views summed per rollup key (hour, class,
+// agent, verification, path) in a ViewSums, drops counted per reason, rejections listed. The sums
+// are nested Maps keyed by strings the classification already holds (a view kind's parts, a
+// cached path), so a record builds no key string of its own; the group commit adds them up as
+// they are.
 
 import type { ClassificationOutcome, DropReason } from '../classification/types.ts';
 import { DROP_REASONS, isDropped } from '../classification/types.ts';
 import { type ViewKind, viewKindOf } from '../classification/view-kind.ts';
-import type { PageViewCount } from '../rollups.ts';
+import { ViewSums } from '../view-sums.ts';
 import type { RecordRejectionCode } from './record-validation.ts';
 import type { Rejection } from './schemas.ts';
 
@@ -28,16 +29,9 @@ export function reportOutcome(
   else sink.view(index, hour, viewKindOf(outcome), outcome.path, outcome.path.includes('\0'));
 }
 
-type RowsByPath = Map<string, PageViewCount>;
-interface HourRows {
-  /** One Date for every row of the hour: rows are read, never changed, downstream. */
-  hour: Date;
-  byKind: Map<string, RowsByPath>;
-}
-
 export class RollupTally implements OutcomeSink {
-  /** One row per rollup key, in the order the keys first appeared. */
-  readonly rows: PageViewCount[] = [];
+  /** The accepted views per rollup key. */
+  readonly sums = new ViewSums();
   accepted = 0;
   readonly rejected: Rejection[] = [];
   readonly #dropped = Object.fromEntries(DROP_REASONS.map((reason) => [reason, 0])) as Record<
@@ -45,10 +39,6 @@ export class RollupTally implements OutcomeSink {
     number
   >;
   readonly #projectId: string;
-  readonly #byHour = new Map<number, HourRows>();
-  // A batch's records nearly all fall in one hour: remembered to skip the outer lookup.
-  #lastHour = Number.NaN;
-  #lastHourRows: HourRows | undefined;
 
   constructor(projectId: string) {
     this.#projectId = projectId;
@@ -74,28 +64,7 @@ export class RollupTally implements OutcomeSink {
       return;
     }
     this.accepted++;
-    const hourRows = hour === this.#lastHour ? this.#lastHourRows! : this.#rowsOfHour(hour);
-    let byPath = hourRows.byKind.get(kind.key);
-    if (byPath === undefined) {
-      byPath = new Map();
-      hourRows.byKind.set(kind.key, byPath);
-    }
-    const row = byPath.get(path);
-    if (row !== undefined) {
-      row.views++;
-      return;
-    }
-    const created: PageViewCount = {
-      projectId: this.#projectId,
-      hour: hourRows.hour,
-      path,
-      trafficClass: kind.trafficClass,
-      agent: kind.agent,
-      verification: kind.verification,
-      views: 1,
-    };
-    byPath.set(path, created);
-    this.rows.push(created);
+    this.sums.add(this.#projectId, hour / 1000, kind.trafficClass, kind.agent, kind.verification, path, 1);
   }
 
   /** Drops per reason, leaving out reasons with none. */
@@ -103,16 +72,5 @@ export class RollupTally implements OutcomeSink {
     const counted: Record<string, number> = {};
     for (const [reason, count] of Object.entries(this.#dropped)) if (count > 0) counted[reason] = count;
     return counted;
-  }
-
-  #rowsOfHour(hour: number): HourRows {
-    let hourRows = this.#byHour.get(hour);
-    if (hourRows === undefined) {
-      hourRows = { hour: new Date(hour), byKind: new Map() };
-      this.#byHour.set(hour, hourRows);
-    }
-    this.#lastHour = hour;
-    this.#lastHourRows = hourRows;
-    return hourRows;
   }
 }

@@ -1,14 +1,16 @@
-// Gauges read from the database when Prometheus scrapes: jobs by status and the job queue. They
+// Gauges read from the database when Prometheus scrapes: jobs by status, the job queue, and the
+// page views waiting to be merged (a merger that falls behind shows there first). They
 // describe the shared database, not this process, so every process that exports them reports the
 // same numbers: aggregate them with max(), not sum(). Reads are cached, so several scrapers (or a
 // scrape storm) cost one query per cache lifetime:
 // - the queue (active jobs, waiting or running, and the oldest wait) reads only active jobs through
 //   the partial index jobs_active_queue: cheap at any size, kept 5 s;
+// - the staged page views (page_views_staged, about a second of ingest when merges keep up), 5 s;
 // - the finished statuses (completed, failed, archived) are a count over every job, which grows
 //   with the table (about 0.2 s at 500,000 jobs here, bench/schema-scale-check.ts): kept 60 s.
 import { Gauge } from 'prom-client';
 import type { Database } from '../db/database.ts';
-import { countJobsByStatus, selectJobQueue } from './queries.ts';
+import { countJobsByStatus, selectJobQueue, selectStagedViews } from './queries.ts';
 import type { DocwrightMetrics } from './registry.ts';
 
 export interface DatabaseGaugeOptions {
@@ -71,6 +73,11 @@ export function addDatabaseGauges(
     timeoutMs,
     now,
   });
+  const staged = cachedRead(() => selectStagedViews(db), {
+    ttlMs: options.queueCacheMs ?? 5000,
+    timeoutMs,
+    now,
+  });
   const registers = [metrics.registry];
 
   new Gauge({
@@ -117,6 +124,26 @@ export function addDatabaseGauges(
       this.reset();
       if (read === null) return;
       this.set(Math.max(0, read.oldest_waiting_seconds ?? 0));
+    },
+  });
+  new Gauge({
+    name: 'docwright_ingest_staged_views',
+    help: 'Page views acknowledged by ingestion and not yet merged into the reports (about a second of ingest when merges keep up).',
+    registers,
+    async collect() {
+      const read = await staged();
+      this.reset();
+      if (read !== null) this.set(Number(read.views));
+    },
+  });
+  new Gauge({
+    name: 'docwright_ingest_staged_oldest_seconds',
+    help: 'How long the oldest page views waiting to be merged have waited (0 when none waits).',
+    registers,
+    async collect() {
+      const read = await staged();
+      this.reset();
+      if (read !== null) this.set(Math.max(0, read.oldest_seconds ?? 0));
     },
   });
 }

@@ -7,6 +7,23 @@ export async function countJobsByStatus(db: Queryable): Promise<{ status: string
   return db.query('SELECT status, count(*)::bigint AS jobs FROM jobs GROUP BY status');
 }
 
+export interface StagedViewsRow {
+  /** Page views acknowledged by ingestion and not merged into the rollups yet. */
+  views: number;
+  /** Seconds since the oldest of them was staged (null when none waits). */
+  oldest_seconds: number | null;
+}
+
+/** page_views_staged holds about a second of ingest when the merger keeps up: a small scan. */
+export async function selectStagedViews(db: Queryable): Promise<StagedViewsRow> {
+  const rows = await db.query<StagedViewsRow>(
+    `SELECT coalesce(sum(views), 0)::bigint AS views,
+            extract(epoch FROM now() - min(created_at))::float8 AS oldest_seconds
+       FROM page_views_staged`,
+  );
+  return rows[0]!;
+}
+
 export interface QueueRow {
   /** Active jobs nobody holds: never claimed, handed back, or whose holder's lease ran out. */
   waiting: number;

@@ -10,6 +10,8 @@ import type { App } from '../../src/http/context.ts';
 import { addDatabaseGauges } from '../../src/metrics/database-gauges.ts';
 import { jobWorkerObserver, trackWorker } from '../../src/metrics/job-metrics.ts';
 import { createMetrics, type DocwrightMetrics } from '../../src/metrics/registry.ts';
+import { mergeStagedViews, stageSums } from '../../src/modules/analytics/staged-views.ts';
+import { ViewSums } from '../../src/modules/analytics/view-sums.ts';
 import type { JobRunResult } from '../../src/modules/jobs/runner-contract.ts';
 import { JobWorker } from '../../src/modules/jobs/worker.ts';
 import { createLogger } from '../../src/util/logger.ts';
@@ -148,6 +150,32 @@ await forEachBackend('metrics', ({ db }) => {
     again = await read();
     assert.equal(again.value('docwright_jobs', { status: 'archived' }), 1);
     assert.equal(again.value('docwright_jobs', { status: 'completed' }), countOf('completed'));
+  });
+
+  test('page views waiting to be merged, and how long the oldest has waited', async () => {
+    const seeded = await seedProject(db());
+    const metrics = createMetrics();
+    let clock = 1_000_000;
+    addDatabaseGauges(metrics, db(), { now: () => clock });
+    const read = async () => parseExposition(await metrics.registry.metrics());
+    // Earlier tests' writers merged what they staged when their apps closed.
+    assert.equal((await read()).value('docwright_ingest_staged_views'), 0);
+    assert.equal((await read()).value('docwright_ingest_staged_oldest_seconds'), 0);
+
+    const sums = ViewSums.ofRows([
+      { projectId: seeded.project.id, hour: new Date(), path: '/staged', trafficClass: 'human', views: 7 },
+    ]);
+    await db().transaction((tx) => stageSums(tx, sums));
+    await db().query("UPDATE page_views_staged SET created_at = now() - interval '90 seconds'");
+    clock += 6000;
+    const waiting = await read();
+    assert.equal(waiting.value('docwright_ingest_staged_views'), 7);
+    const oldest = waiting.value('docwright_ingest_staged_oldest_seconds')!;
+    assert.ok(oldest >= 90 && oldest < 90 + 600, `oldest staged ${oldest} s`);
+
+    await mergeStagedViews(db());
+    clock += 6000;
+    assert.equal((await read()).value('docwright_ingest_staged_views'), 0);
   });
 
   test('a database that does not answer: database_up 0 and no job gauges, not a failed scrape', async () => {

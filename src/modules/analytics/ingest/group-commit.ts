@@ -14,7 +14,7 @@
 // - At most maxConcurrentCommits groups are being committed at once (one by default, and always
 //   one on PGlite, which is a single session). Requests arriving meanwhile form the next group,
 //   written as soon as a commit ends: under load the groups grow by themselves. On PostgreSQL
-//   more than one may run (the rollup writer sorts its keys, so concurrent groups cannot
+//   more than one may run (each only inserts its own staged row, so concurrent groups cannot
 //   deadlock), for machines where the database has cores to spare.
 // - Pending views are bounded: past maxPendingViews waiting in memory, or maxStagedViews staged
 //   and not merged yet (the merger falls behind), a request is refused at once (503 with
@@ -78,9 +78,9 @@ export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = {
   maxStagedViews: 2_000_000,
   merger: {},
   retryAfterSeconds: 1,
-  // One: a commit's cost is mostly per distinct rollup key, so one big group writes more views
-  // per second than two half-size groups (bench/ingest.ts), and on a small machine PostgreSQL's
-  // backend and this process each keep a core.
+  // One: a commit is a single insert now, and a second one at a time gave no gain in
+  // bench/ingest.ts (--commits 2) on a 2-core machine, where PostgreSQL and this process each
+  // need a core.
   maxConcurrentCommits: 1,
 };
 

@@ -4,9 +4,8 @@
 // the work Fastify does on every request before ingestBatch sees it, so the ratio says how the
 // records' own cost compares with the cost of merely receiving them.
 //
-// The bodies follow bench/ingest.ts's "docs" mix: 2,000 pages with Zipf popularity, 70% browsers,
-// 20% AI agents, 10% other bots (user agents from the test table), 6% assets, 3% redirects,
-// query strings, ISO timestamps in the last minute, 500 records per batch.
+// The bodies are bench/ingest.ts's, "docs" mix (bench/lib/ingest-bodies.ts): 2,000 pages with
+// Zipf popularity, 70% browsers, 20% AI agents, 10% other bots, 500 records per batch.
 //
 // Run: node bench/ingest-cpu.ts [--seconds N]   (prints one `figure:` line)
 
@@ -15,8 +14,7 @@ import { createClassificationContext } from '../src/modules/analytics/classifica
 import type { GroupCommitWriter } from '../src/modules/analytics/ingest/group-commit.ts';
 import { ingestBatch } from '../src/modules/analytics/ingest/ingest-batch.ts';
 import type { ViewSums } from '../src/modules/analytics/view-sums.ts';
-import { USER_AGENT_CASES } from '../test/analytics/fixtures/user-agents.ts';
-import { seededRandom, zipfSampler } from './lib/random.ts';
+import { makeIngestBodies } from './lib/ingest-bodies.ts';
 import { figureLine } from './lib/stats.ts';
 
 const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '4' } } });
@@ -24,43 +22,7 @@ const SECONDS = Number(args.seconds);
 const RECORDS_PER_BATCH = 500;
 const BATCHES = 40;
 
-function makeBodies(): string[] {
-  const random = seededRandom(42);
-  const now = Date.now();
-  const byClass = (cls: string) =>
-    USER_AGENT_CASES.filter((c) => c.expected.class === cls).map((c) => c.userAgent);
-  const browsers = byClass('human');
-  const agents = byClass('ai');
-  const bots = byClass('bot');
-  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
-  const page = zipfSampler(2000, 1, random);
-  const bodies: string[] = [];
-  let n = 0;
-  for (let b = 0; b < BATCHES; b++) {
-    const records = [];
-    for (let i = 0; i < RECORDS_PER_BATCH; i++, n++) {
-      const k = page();
-      const who = random();
-      const userAgent = pick(who < 0.7 ? browsers : who < 0.9 ? agents : bots);
-      const asset = random() < 0.06;
-      records.push({
-        url: asset
-          ? `https://docs.example.com/assets/app-${k}.js`
-          : `https://docs.example.com/guide/page-${k}/?ref=${n % 5}`,
-        timestamp: new Date(now - Math.floor(random() * 60_000)).toISOString(),
-        userAgent,
-        ip: `203.0.113.${n % 250}`,
-        method: 'GET',
-        status: random() < 0.03 ? 301 : 200,
-        referrer: 'https://www.google.com/',
-      });
-    }
-    bodies.push(JSON.stringify(records));
-  }
-  return bodies;
-}
-
-const bodies = makeBodies();
+const bodies = makeIngestBodies('docs', BATCHES, RECORDS_PER_BATCH);
 const recordsPerPass = BATCHES * RECORDS_PER_BATCH;
 
 let submittedViews = 0;

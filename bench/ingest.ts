@@ -35,9 +35,9 @@ import { GroupCommitWriter } from '../src/modules/analytics/ingest/group-commit.
 import { createKey } from '../src/modules/keys/service.ts';
 import { createProject } from '../src/modules/projects/service.ts';
 import { createLogger } from '../src/util/logger.ts';
-import { USER_AGENT_CASES } from '../test/analytics/fixtures/user-agents.ts';
 import { createPostgresDatabase } from '../test/helpers/databases.ts';
 import type { LoadResult, LoadSpec } from './ingest-load.ts';
+import { makeIngestBodies } from './lib/ingest-bodies.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -56,87 +56,7 @@ const RECORDS_PER_BATCH = 500;
 const BATCHES = 40;
 const BODY_LIMIT = 1024 * 1024;
 
-// Batches as a docs site's server sends them while it serves, with real user agents from the
-// test table, query strings, some assets and redirects, times within the last minute. What a
-// commit costs depends on how many distinct rollup keys (hour, page, class, agent, verification)
-// a group holds, so the mix matters and is chosen with --mix:
-// - docs (default): 2,000 pages with Zipf popularity (page k drawn with weight 1/k); 70% of
-//   requests from browsers, 20% from AI agents, 10% from other bots, each agent equally likely;
-// - distinct: the worst case, 1,000 pages with a long tail and every user agent of the table
-//   equally likely, so nearly every record is a rollup key of its own.
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function zipfPicker(count: number, random: () => number): () => number {
-  const cumulative: number[] = [];
-  let sum = 0;
-  for (let k = 1; k <= count; k++) {
-    sum += 1 / k;
-    cumulative.push(sum);
-  }
-  return () => {
-    const target = random() * sum;
-    let lo = 0;
-    let hi = count - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cumulative[mid]! < target) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-}
-
-function makeBodies(mix: string): string[] {
-  const random = mulberry32(42);
-  const now = Date.now();
-  const byClass = (cls: string) =>
-    USER_AGENT_CASES.filter((c) => c.expected.class === cls).map((c) => c.userAgent);
-  const browsers = byClass('human');
-  const agents = byClass('ai');
-  const bots = byClass('bot');
-  const all = USER_AGENT_CASES.map((c) => c.userAgent);
-  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
-  const zipfPage = zipfPicker(2000, random);
-  const bodies: string[] = [];
-  let n = 0;
-  for (let b = 0; b < BATCHES; b++) {
-    const records = [];
-    for (let i = 0; i < RECORDS_PER_BATCH; i++, n++) {
-      let page: number;
-      let userAgent: string;
-      if (mix === 'distinct') {
-        page = Math.floor(1000 * random() ** 3);
-        userAgent = pick(all);
-      } else {
-        page = zipfPage();
-        const who = random();
-        userAgent = pick(who < 0.7 ? browsers : who < 0.9 ? agents : bots);
-      }
-      const asset = random() < 0.06;
-      records.push({
-        url: asset
-          ? `https://docs.example.com/assets/app-${page}.js`
-          : `https://docs.example.com/guide/page-${page}/?ref=${n % 5}`,
-        timestamp: new Date(now - Math.floor(random() * 60_000)).toISOString(),
-        userAgent,
-        ip: `203.0.113.${n % 250}`,
-        method: 'GET',
-        status: random() < 0.03 ? 301 : 200,
-        referrer: 'https://www.google.com/',
-      });
-    }
-    bodies.push(JSON.stringify(records));
-  }
-  return bodies;
-}
+// The batches and their --mix: bench/lib/ingest-bodies.ts.
 
 function load(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
@@ -260,7 +180,7 @@ async function measure(db: Database, bodies: string[]) {
 }
 
 if (args.mix !== 'docs' && args.mix !== 'distinct') throw new Error('--mix must be docs or distinct');
-const bodies = makeBodies(args.mix);
+const bodies = makeIngestBodies(args.mix, BATCHES, RECORDS_PER_BATCH);
 const fmt = (value: number) => Math.round(value).toString();
 const engines = args.engine === 'both' ? ['postgres', 'pglite'] : [args.engine!];
 const figures: string[] = [];

@@ -14,7 +14,7 @@ import { countJobsByStatus, selectJobQueue, selectStagedViews } from './queries.
 import type { DocwrightMetrics } from './registry.ts';
 
 export interface DatabaseGaugeOptions {
-  /** How long a read of the queue is reused (default 5 s). */
+  /** How long a read of the queue, and of the staged page views, is reused (default 5 s). */
   queueCacheMs?: number;
   /** How long a count of finished jobs by status is reused (default 60 s). */
   statusCacheMs?: number;

@@ -134,7 +134,8 @@ function isText(value: unknown): value is string {
   return typeof value === 'string' && !value.includes('\0');
 }
 
-// PostgreSQL reads ISO text timestamps only for years 0001-9999.
+// PostgreSQL reads ISO text timestamps only for years 0001-9999. (Date.UTC would read year 1 as
+// 1901: setUTCFullYear takes it as written.)
 const FIRST_MS = (() => {
   const d = new Date(0);
   d.setUTCFullYear(1, 0, 1);

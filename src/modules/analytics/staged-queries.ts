@@ -44,11 +44,11 @@ export async function deleteStagedByIds(tx: Queryable, ids: readonly number[]): 
 }
 
 /** Removes and returns the oldest staged rows, at most `limit`; they are merged in the same transaction. */
-export async function deleteOldestStaged(tx: Queryable, limit: number): Promise<StagedRow[]> {
-  return tx.query<StagedRow>(
+export async function deleteOldestStaged(tx: Queryable, limit: number): Promise<Pick<StagedRow, 'counts'>[]> {
+  return tx.query<Pick<StagedRow, 'counts'>>(
     `DELETE FROM page_views_staged
       WHERE id IN (SELECT id FROM page_views_staged ORDER BY id LIMIT $1)
-      RETURNING views, counts`,
+      RETURNING counts`,
     [limit],
   );
 }

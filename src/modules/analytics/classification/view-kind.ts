@@ -1,6 +1,6 @@
 // The part of a classified view that a rollup row is keyed by besides hour and path: class,
 // agent and verification. The ingest fast path hands these around as shared objects made once
-// per user agent, so a record allocates nothing, and sums views under the precomputed key.
+// per user agent, so a record allocates nothing; views are summed under their parts (view-sums.ts).
 
 import type { ClassifiedView, TrafficClass, Verification } from './types.ts';
 
@@ -9,8 +9,6 @@ export interface ViewKind {
   /** Agent name for `ai` and `bot`; '' for humans. */
   agent: string;
   verification: Verification;
-  /** Class, agent and verification joined by NUL (which none of them may hold). */
-  key: string;
   /** An agent name holding NUL must never reach the commit (see ingest-batch.ts). */
   agentHasNul: boolean;
 }
@@ -20,7 +18,6 @@ export function viewKind(trafficClass: TrafficClass, agent: string, verification
     trafficClass,
     agent,
     verification,
-    key: `${trafficClass}\0${agent}\0${verification}`,
     agentHasNul: agent.includes('\0'),
   };
 }

@@ -32,7 +32,6 @@ export function reportOutcome(
 export class RollupTally implements OutcomeSink {
   /** The accepted views per rollup key. */
   readonly sums = new ViewSums();
-  accepted = 0;
   readonly rejected: Rejection[] = [];
   readonly #dropped = Object.fromEntries(DROP_REASONS.map((reason) => [reason, 0])) as Record<
     DropReason,
@@ -63,8 +62,12 @@ export class RollupTally implements OutcomeSink {
       );
       return;
     }
-    this.accepted++;
     this.sums.add(this.#projectId, hour / 1000, kind.trafficClass, kind.agent, kind.verification, path, 1);
+  }
+
+  /** Views counted: every accepted record adds one. */
+  get accepted(): number {
+    return this.sums.views;
   }
 
   /** Drops per reason, leaving out reasons with none. */

@@ -138,6 +138,18 @@ await forEachBackend('browser script collect', ({ db }) => {
         ['other scheme', { origin: 'http://docs.example.com' }],
         ['other port', { origin: 'https://docs.example.com:8443' }],
         ['opaque', { origin: 'null' }],
+        // new URL() reads each of these as https://docs.example.com; none is an origin serialization.
+        ['with a path', { origin: 'https://docs.example.com/evil' }],
+        ['with a trailing slash', { origin: 'https://docs.example.com/' }],
+        ['with a user', { origin: 'https://evil@docs.example.com' }],
+        ['with a user and password', { origin: 'https://a:b@docs.example.com' }],
+        ['with a query', { origin: 'https://docs.example.com?x=1' }],
+        ['with an empty query', { origin: 'https://docs.example.com?' }],
+        ['with a fragment', { origin: 'https://docs.example.com#x' }],
+        ['with a backslash path', { origin: 'https://docs.example.com\\evil' }],
+        ['upper-case host', { origin: 'https://DOCS.example.com' }],
+        ['default port written out', { origin: 'https://docs.example.com:443' }],
+        ['trailing dot', { origin: 'https://docs.example.com.' }],
       ];
       for (const [name, headers] of cases) {
         const res = await collect(seeded.project.id, { path: '/x' }, headers);
@@ -160,6 +172,27 @@ await forEachBackend('browser script collect', ({ db }) => {
       assert.match(res.json().error, /allowedOrigins/);
       assert.deepEqual(await rollups(seeded.project.id), []);
       assert.deepEqual(await rollups(unset.project.id), []);
+    });
+
+    test('an allowedOrigins entry with a user, path, query or fragment allows nothing', async () => {
+      const entries = [
+        'https://evil@docs.example.com',
+        'https://docs.example.com/',
+        'https://docs.example.com?',
+        'https://docs.example.com#x',
+      ];
+      for (const entry of entries) {
+        await assert.rejects(project([entry]), { code: 'invalid_project' }, entry);
+      }
+      // Settings saved before the setting's pattern was this strict are read the same way.
+      const seeded = await project();
+      await db().query(
+        `UPDATE projects SET settings = jsonb_set(settings, '{allowedOrigins}', $2::jsonb) WHERE id = $1`,
+        [seeded.project.id, JSON.stringify(entries)],
+      );
+      const res = await collect(seeded.project.id, { path: '/x' });
+      assert.equal(res.statusCode, 403, res.body);
+      assert.equal(res.headers['access-control-allow-origin'], undefined);
     });
 
     test('an unknown project is refused with the same code as a wrong origin (nothing revealed)', async () => {
@@ -186,10 +219,16 @@ await forEachBackend('browser script collect', ({ db }) => {
       assert.equal(ok.headers['access-control-allow-methods'], 'POST');
       assert.match(String(ok.headers['access-control-allow-headers']), /content-type/i);
       assert.equal(ok.headers['access-control-max-age'], '86400');
-      const refused = await preflight('https://evil.example');
-      assert.equal(refused.statusCode, 403);
-      assert.equal(refused.json().code, 'origin_not_allowed');
-      assert.equal(refused.headers['access-control-allow-origin'], undefined);
+      for (const origin of [
+        'https://evil.example',
+        'https://docs.example.com/evil',
+        'https://evil@docs.example.com',
+      ]) {
+        const refused = await preflight(origin);
+        assert.equal(refused.statusCode, 403, origin);
+        assert.equal(refused.json().code, 'origin_not_allowed', origin);
+        assert.equal(refused.headers['access-control-allow-origin'], undefined, origin);
+      }
     });
 
     test('a key is neither needed nor looked at: a bogus Authorization header changes nothing', async () => {

@@ -34,7 +34,8 @@ export const ProjectSettingsSchema = Type.Object(
       }),
     ),
     allowedOrigins: Type.Optional(
-      Type.Array(Type.String({ pattern: '^https?://[^/]+$' }), {
+      // scheme://host[:port] only: no user, path, query or fragment (collect/origins.ts).
+      Type.Array(Type.String({ pattern: '^https?://[^\\s/?#@\\\\]+$' }), {
         description: 'Origins allowed to send page views from the browser script.',
       }),
     ),

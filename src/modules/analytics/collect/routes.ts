@@ -17,7 +17,7 @@ import { type GroupCommitOptions, GroupCommitWriter } from '../ingest/group-comm
 import type { RecordOutcomes } from '../ingest/ingest-batch.ts';
 import { ViewSums } from '../view-sums.ts';
 import { collectErrors } from './errors.ts';
-import { isAllowedOrigin } from './origins.ts';
+import { matchAllowedOrigin } from './origins.ts';
 import { AddressRateLimiter, type RateLimitOptions } from './rate-limit.ts';
 import { scriptAsset } from './script-asset.ts';
 
@@ -104,14 +104,15 @@ export function registerCollectRoutes(
       );
     }
     const project = await selectProject(db, projectId);
-    if (project === null || !isAllowedOrigin(origin, project.settings.allowedOrigins)) {
+    const allowed = project === null ? null : matchAllowedOrigin(origin, project.settings.allowedOrigins);
+    if (allowed === null) {
       // The same words whether or not the project exists: no key, so nothing may be revealed.
       throw collectErrors.origin_not_allowed(
         `The origin ${JSON.stringify(origin.slice(0, 200))} may not send page views to project "${projectId}": ` +
           "add it to the project's allowedOrigins (docwright projects update ID --setting 'allowedOrigins=[\"https://docs.example.com\"]').",
       );
     }
-    reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+    reply.header('access-control-allow-origin', allowed).header('vary', 'Origin');
   }
 
   app.register(async (plugin) => {

@@ -2,9 +2,11 @@
 // later is covered without touching this file.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { crc32 } from 'node:zlib';
 import type { App } from '../../src/http/context.ts';
-import { generateApiKey } from '../../src/modules/keys/key-format.ts';
+import { generateApiKey, KEY_PREFIX, LOOKUP_LENGTH, parseApiKey } from '../../src/modules/keys/key-format.ts';
 import { checkKey, createKey, revokeKey } from '../../src/modules/keys/service.ts';
+import { randomBase62, toBase62 } from '../../src/util/random.ts';
 import { bearer, createTestApp, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 
@@ -192,6 +194,49 @@ await forEachBackend('authentication and authorisation', ({ db }) => {
     assert.equal((await checkKey(counting, k.key)).ok, true);
     assert.deepEqual(statements, ['SELECT', 'UPDATE'], 'a use after the minute is recorded again');
     assert.ok((await lastUsed())!.getTime() > Date.now() - 60_000, 'written anew, not left two minutes back');
+  });
+
+  test('a known lookup with a wrong secret does the same database work as an unknown key, and gets the same answer', async () => {
+    const k = await createKey(db(), { projectId: seeded.project.id, name: 'known lookup' });
+    const lookup = k.key.slice(KEY_PREFIX.length, KEY_PREFIX.length + LOOKUP_LENGTH);
+    // Another well-formed key (valid checksum) whose lookup characters are those of a stored key.
+    const random = `${lookup}${randomBase62(24)}`;
+    const knownLookup = `${KEY_PREFIX}${random}${toBase62(crc32(random), 6)}`;
+    assert.equal(parseApiKey(knownLookup)?.lookup, lookup);
+    const unknown = generateApiKey();
+    assert.equal((await db().query('SELECT 1 FROM api_keys WHERE lookup = $1', [unknown.lookup])).length, 0);
+
+    const trace = async (presented: string) => {
+      const calls: { sql: string; params: string[]; rows: number }[] = [];
+      const recording = {
+        query: async <Row>(sql: string, params: readonly unknown[] = []) => {
+          const rows = await db().query<Row>(sql, params);
+          calls.push({
+            sql,
+            // What kind of value each parameter is, and its size: what the database is handed.
+            params: params.map((p) =>
+              p instanceof Uint8Array ? `bytes:${p.length}` : `${typeof p}:${String(p).length}`,
+            ),
+            rows: rows.length,
+          });
+          return rows;
+        },
+        exec: (sql: string) => db().exec(sql),
+      };
+      const result = await checkKey(recording, presented);
+      return { result, calls };
+    };
+    const known = await trace(knownLookup);
+    const other = await trace(unknown.key);
+    assert.deepEqual(known.result, { ok: false, reason: 'unknown' });
+    assert.deepEqual(other.result, { ok: false, reason: 'unknown' });
+    assert.deepEqual(
+      known.calls,
+      other.calls,
+      'the same statements, parameters of the same shape, the same rows',
+    );
+    assert.equal(known.calls.length, 1);
+    assert.equal(known.calls[0]!.rows, 0, 'the stored key of that lookup is not read at all');
   });
 
   test('a revoked key stops working at once', async () => {

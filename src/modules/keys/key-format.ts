@@ -1,8 +1,8 @@
 // Admin API keys: "dw_" + 32 random base62 characters + a 6-character base62 CRC32 of those 32.
 // The checksum lets a secret scanner (or our own auth) tell a real key from noise or a typo
-// without a database. The first LOOKUP_LENGTH random characters find the key's row; the whole
-// key is compared by its SHA-256 hash in constant time.
-import { createHash, timingSafeEqual } from 'node:crypto';
+// without a database. The key's row is found by the SHA-256 of the whole key; the first
+// LOOKUP_LENGTH random characters are kept only to show which key is which.
+import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { randomBase62, toBase62 } from '../../util/random.ts';
 
@@ -41,10 +41,6 @@ export function parseApiKey(candidate: string): { lookup: string } | null {
 
 export function hashApiKey(key: string): Buffer {
   return createHash('sha256').update(key).digest();
-}
-
-export function sameHash(a: Buffer, b: Buffer): boolean {
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** What may be shown of a key after creation: its prefix and lookup characters. */

@@ -38,8 +38,9 @@ export async function insertKey(
   return rows[0]!;
 }
 
-export async function selectKeyByLookup(db: Queryable, lookup: string): Promise<ApiKeyRow | null> {
-  const rows = await db.query<ApiKeyRow>('SELECT * FROM api_keys WHERE lookup = $1', [lookup]);
+/** The key whose whole-key SHA-256 this is (api_keys_secret_hash, a unique index). */
+export async function selectKeyBySecretHash(db: Queryable, secretHash: Buffer): Promise<ApiKeyRow | null> {
+  const rows = await db.query<ApiKeyRow>('SELECT * FROM api_keys WHERE secret_hash = $1', [secretHash]);
   return rows[0] ?? null;
 }
 

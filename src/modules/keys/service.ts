@@ -4,13 +4,13 @@ import type { Queryable } from '../../db/database.ts';
 import { newId } from '../../util/random.ts';
 import { getProject } from '../projects/service.ts';
 import { keyErrors } from './errors.ts';
-import { displayPrefix, generateApiKey, hashApiKey, parseApiKey, sameHash } from './key-format.ts';
+import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from './key-format.ts';
 import {
   type ApiKeyRow,
   insertKey,
   KEY_SCOPES,
   type KeyScope,
-  selectKeyByLookup,
+  selectKeyBySecretHash,
   selectKeysOfProject,
   updateKeyLastUsed,
   updateKeyRevoked,
@@ -89,16 +89,17 @@ export type KeyCheck =
   | { ok: true; key: ApiKeyInfo }
   | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
 
-/** Checks a presented key. The hash comparison takes the same time whatever the key. */
+/**
+ * Checks a presented key. The key's row is found by the SHA-256 of the whole key, never by its
+ * lookup characters, so a known lookup with a wrong secret and an unknown key run the same code,
+ * the same statement and the same index probe, and both get no row: nothing in the answer or its
+ * time tells them apart. (The database compares digests of the presented key; how long that takes
+ * says nothing useful, since no one can choose the bytes of a SHA-256.)
+ */
 export async function checkKey(db: Queryable, presented: string, now = new Date()): Promise<KeyCheck> {
-  const parsed = parseApiKey(presented);
-  if (!parsed) return { ok: false, reason: 'malformed' };
-  const row = await selectKeyByLookup(db, parsed.lookup);
-  const presentedHash = hashApiKey(presented);
-  // Compare even when no row was found, against a hash that cannot match, so timing says nothing.
-  const storedHash = row ? Buffer.from(row.secret_hash) : Buffer.alloc(presentedHash.length);
-  const matches = sameHash(presentedHash, storedHash) && row !== null;
-  if (!matches || !row) return { ok: false, reason: 'unknown' };
+  if (!parseApiKey(presented)) return { ok: false, reason: 'malformed' };
+  const row = await selectKeyBySecretHash(db, hashApiKey(presented));
+  if (!row) return { ok: false, reason: 'unknown' };
   if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
   if (row.expires_at !== null && row.expires_at.getTime() <= now.getTime())
     return { ok: false, reason: 'expired' };

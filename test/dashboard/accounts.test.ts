@@ -1,12 +1,19 @@
 // The accounts module on both backends: setup code, owner, sign-in with throttling, sessions,
 // invitations, team changes, and the CSRF check.
 import assert from 'node:assert/strict';
+import { randomBytes, scryptSync } from 'node:crypto';
 import { test } from 'node:test';
 import { AppError } from '../../src/errors/app-error.ts';
 import { assertCsrf, csrfTokenFor } from '../../src/modules/accounts/csrf.ts';
-import { hashPassword, verifyPassword } from '../../src/modules/accounts/passwords.ts';
+import {
+  hashPassword,
+  needsRehash,
+  type PasswordHasher,
+  passwordHasher,
+  verifyPassword,
+} from '../../src/modules/accounts/passwords.ts';
 import { endSession, resumeSession } from '../../src/modules/accounts/sessions.ts';
-import { signIn } from '../../src/modules/accounts/sign-in.ts';
+import { DEFAULT_THROTTLE, signIn } from '../../src/modules/accounts/sign-in.ts';
 import { hashToken } from '../../src/modules/accounts/tokens.ts';
 import {
   acceptInvitation,
@@ -24,6 +31,46 @@ import { forEachBackend } from '../helpers/databases.ts';
 
 const PASSWORD = 'correct horse battery';
 
+/** A hash as docwright made them before argon2id: scrypt, N = 2^15, r = 8, p = 1. */
+async function legacyScryptHash(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = scryptSync(password.normalize('NFC'), salt, 32, {
+    N: 2 ** 15,
+    r: 8,
+    p: 1,
+    maxmem: 64 * 2 ** 20,
+  });
+  return `scrypt$32768$8$1$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}
+
+/** The real hasher, counting its calls; verify waits for `hold` first when one is given. */
+function countingHasher(hold?: Promise<void>) {
+  const counts = { verify: 0, hash: 0 };
+  const hasher: PasswordHasher = {
+    async verify(password, stored) {
+      counts.verify++;
+      await hold;
+      return passwordHasher.verify(password, stored);
+    },
+    hash(password) {
+      counts.hash++;
+      return passwordHasher.hash(password);
+    },
+    needsRehash: (stored) => passwordHasher.needsRehash(stored),
+  };
+  return { hasher, counts };
+}
+
+/** How many attempts ended how: an error code, or "signed in". */
+function outcomes(results: PromiseSettledResult<unknown>[]): Record<string, number> {
+  const tally: Record<string, number> = {};
+  for (const r of results) {
+    const key = r.status === 'fulfilled' ? 'signed in' : ((r.reason as AppError).code ?? String(r.reason));
+    tally[key] = (tally[key] ?? 0) + 1;
+  }
+  return tally;
+}
+
 async function rejectsWith(promise: Promise<unknown> | (() => unknown), code: string): Promise<AppError> {
   try {
     await (typeof promise === 'function' ? promise() : promise);
@@ -35,20 +82,28 @@ async function rejectsWith(promise: Promise<unknown> | (() => unknown), code: st
   assert.fail(`expected ${code}, but it succeeded`);
 }
 
-test('scrypt hashes: the right password verifies, others do not, and the parameters travel with the hash', async () => {
+test('argon2id hashes at the OWASP cost: the right password verifies, others do not, and the parameters travel with the hash', async () => {
   const stored = await hashPassword(PASSWORD);
-  assert.match(stored, /^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+  assert.match(stored, /^\$argon2id\$v=19\$m=19456,p=1,t=2\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
   assert.equal(await verifyPassword(PASSWORD, stored), true);
   assert.equal(await verifyPassword(`${PASSWORD} `, stored), false);
   assert.equal(await verifyPassword('', stored), false);
   assert.notEqual(await hashPassword(PASSWORD), stored, 'a new salt each time');
-  // A hash made with other parameters (as after raising them) still verifies with its own.
-  const [, , , , salt] = stored.split('$');
-  const cheaper = stored.replace('scrypt$32768$', 'scrypt$1024$');
+  assert.equal(needsRehash(stored), false);
+  const cheaper = stored.replace('m=19456', 'm=4096');
   assert.equal(await verifyPassword(PASSWORD, cheaper), false, 'parameters are part of the result');
-  assert.ok(salt);
+  assert.equal(needsRehash(cheaper), true, 'a lower cost is upgraded');
   assert.equal(await verifyPassword(PASSWORD, 'md5$abc'), false);
+  assert.equal(await verifyPassword(PASSWORD, '$argon2id$garbage'), false);
   assert.equal(await verifyPassword(PASSWORD, 'scrypt$0$8$1$aa$bb'), false);
+  assert.equal(await verifyPassword(PASSWORD, 'scrypt$1073741824$8$1$aa$bb'), false, 'bounded cost');
+});
+
+test('scrypt hashes made before argon2id still verify, and are marked for an upgrade', async () => {
+  const legacy = await legacyScryptHash(PASSWORD);
+  assert.equal(await verifyPassword(PASSWORD, legacy), true);
+  assert.equal(await verifyPassword(`${PASSWORD}!`, legacy), false);
+  assert.equal(needsRehash(legacy), true);
 });
 
 test('CSRF: the token of the cookie passes; another token, no cookie or a foreign origin are refused', async () => {
@@ -139,7 +194,7 @@ await forEachBackend('dashboard accounts', ({ db }) => {
     assert.equal((await db().query('SELECT 1 FROM setup_tokens')).length, 0);
     assert.equal(await createSetupToken(db()), null);
     const [row] = await db().query<{ password_hash: string }>('SELECT password_hash FROM users');
-    assert.ok(row && !row.password_hash.includes(PASSWORD) && row.password_hash.startsWith('scrypt$'));
+    assert.ok(row && !row.password_hash.includes(PASSWORD) && row.password_hash.startsWith('$argon2id$'));
   });
 
   test('sign-in: the right password opens a session (emails ignore case); a wrong one or an unknown email does not', async () => {
@@ -224,10 +279,10 @@ await forEachBackend('dashboard accounts', ({ db }) => {
     assert.ok(retryAfter > 0 && retryAfter <= 900, `Retry-After ${retryAfter}`);
     assert.equal(throttled.status, 429);
     // When the window has passed, the right password works again and clears the count.
-    await db().query("UPDATE sign_in_failures SET at = at - interval '16 minutes'");
+    await db().query("UPDATE sign_in_attempts SET at = at - interval '16 minutes'");
     await signIn(db(), { email: 'owner@example.com', password: PASSWORD, clientIp: '198.51.100.1' }, limits);
     assert.equal(
-      (await db().query("SELECT 1 FROM sign_in_failures WHERE email_key = 'owner@example.com'")).length,
+      (await db().query("SELECT 1 FROM sign_in_attempts WHERE email_key = 'owner@example.com'")).length,
       0,
     );
 
@@ -248,6 +303,141 @@ await forEachBackend('dashboard accounts', ({ db }) => {
     );
     // Another address is not affected.
     await signIn(db(), { email: 'owner@example.com', password: PASSWORD, clientIp: '203.0.113.8' }, limits);
+  });
+
+  test('60 parallel wrong passwords for one email: exactly 5 are checked; the other 55 are refused without hashing', async () => {
+    await db().query('DELETE FROM sign_in_attempts');
+    const { hasher, counts } = countingHasher();
+    const results = await Promise.allSettled(
+      Array.from({ length: 60 }, (_, i) =>
+        signIn(
+          db(),
+          { email: 'owner@example.com', password: `wrong guess ${i}`, clientIp: `198.18.0.${i}` },
+          DEFAULT_THROTTLE,
+          hasher,
+        ),
+      ),
+    );
+    assert.deepEqual(outcomes(results), { sign_in_failed: 5, sign_in_throttled: 55 });
+    assert.equal(counts.verify, 5, 'a refused attempt never reaches the hash');
+    const rows = await db().query<{ in_flight: boolean }>(
+      "SELECT in_flight FROM sign_in_attempts WHERE email_key = 'owner@example.com'",
+    );
+    assert.deepEqual(
+      rows.map((r) => r.in_flight),
+      [false, false, false, false, false],
+      'five failures recorded, none left in flight',
+    );
+  });
+
+  test('40 parallel wrong passwords from one address over 40 emails: exactly 20 are checked', async () => {
+    await db().query('DELETE FROM sign_in_attempts');
+    const { hasher, counts } = countingHasher();
+    const results = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) =>
+        signIn(
+          db(),
+          { email: `guess${i}@example.com`, password: 'wrong password!', clientIp: '198.18.1.1' },
+          DEFAULT_THROTTLE,
+          hasher,
+        ),
+      ),
+    );
+    assert.deepEqual(outcomes(results), { sign_in_failed: 20, sign_in_throttled: 20 });
+    assert.equal(counts.verify, 20);
+  });
+
+  test('40 parallel right passwords: the 5 attempts the limit allows are checked and sign in, 35 are refused unhashed', async () => {
+    await db().query('DELETE FROM sign_in_attempts');
+    // The checks are held until every attempt has been let through or refused, so all 40 race for
+    // the reservations while none has finished: the count cannot depend on how fast hashing is.
+    let release!: () => void;
+    const { hasher, counts } = countingHasher(new Promise<void>((resolve) => (release = resolve)));
+    let settled = 0;
+    const attempts = Array.from({ length: 40 }, () =>
+      Promise.allSettled([
+        signIn(
+          db(),
+          { email: 'owner@example.com', password: PASSWORD, clientIp: '198.18.2.1' },
+          DEFAULT_THROTTLE,
+          hasher,
+        ),
+      ]).then(([result]) => {
+        settled++;
+        return result!;
+      }),
+    );
+    const deadline = Date.now() + 30_000;
+    while (counts.verify + settled < 40 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    release();
+    const results = await Promise.all(attempts);
+    assert.deepEqual(outcomes(results), { 'signed in': 5, sign_in_throttled: 35 });
+    assert.equal(counts.verify, 5);
+    assert.equal(
+      (await db().query("SELECT 1 FROM sign_in_attempts WHERE email_key = 'owner@example.com'")).length,
+      0,
+      'successful attempts leave no rows',
+    );
+  });
+
+  test('a failure still being checked counts after another attempt of the email succeeds', async () => {
+    await db().query('DELETE FROM sign_in_attempts');
+    let release!: () => void;
+    const held = countingHasher(new Promise<void>((resolve) => (release = resolve)));
+    const wrong = signIn(
+      db(),
+      { email: 'owner@example.com', password: 'wrong password!', clientIp: '198.18.3.1' },
+      DEFAULT_THROTTLE,
+      held.hasher,
+    ).catch((error: AppError) => error.code);
+    const deadline = Date.now() + 30_000;
+    while (held.counts.verify < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await signIn(db(), { email: 'owner@example.com', password: PASSWORD, clientIp: '198.18.3.2' });
+    release();
+    assert.equal(await wrong, 'sign_in_failed');
+    const rows = await db().query<{ in_flight: boolean }>(
+      "SELECT in_flight FROM sign_in_attempts WHERE email_key = 'owner@example.com'",
+    );
+    assert.deepEqual(rows, [{ in_flight: false }]);
+  });
+
+  test('a sign-in replaces a hash made with older parameters (scrypt) by an argon2id one, once', async () => {
+    const legacy = await legacyScryptHash(PASSWORD);
+    await db().query('UPDATE users SET password_hash = $2 WHERE id = $1', [owner.id, legacy]);
+    const { hasher, counts } = countingHasher();
+    await signIn(
+      db(),
+      { email: 'owner@example.com', password: PASSWORD, clientIp: '198.18.4.1' },
+      DEFAULT_THROTTLE,
+      hasher,
+    );
+    assert.equal(counts.hash, 1);
+    const [row] = await db().query<{ password_hash: string }>(
+      'SELECT password_hash FROM users WHERE id = $1',
+      [owner.id],
+    );
+    assert.match(row!.password_hash, /^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    assert.equal(await verifyPassword(PASSWORD, row!.password_hash), true);
+    await signIn(
+      db(),
+      { email: 'owner@example.com', password: PASSWORD, clientIp: '198.18.4.1' },
+      DEFAULT_THROTTLE,
+      hasher,
+    );
+    assert.equal(counts.hash, 1, 'a current hash is kept');
+    // A wrong password upgrades nothing.
+    await db().query('UPDATE users SET password_hash = $2 WHERE id = $1', [owner.id, legacy]);
+    await rejectsWith(
+      signIn(
+        db(),
+        { email: 'owner@example.com', password: 'wrong password!', clientIp: '198.18.4.2' },
+        DEFAULT_THROTTLE,
+        hasher,
+      ),
+      'sign_in_failed',
+    );
+    assert.equal(counts.hash, 1);
+    await signIn(db(), { email: 'owner@example.com', password: PASSWORD, clientIp: '198.18.4.1' });
   });
 
   test('invitations: the owner invites, the code creates a member once, members cannot invite', async () => {

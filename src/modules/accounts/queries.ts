@@ -204,29 +204,62 @@ export async function updateInvitationRevoked(db: Queryable, id: string): Promis
   return rows.length > 0;
 }
 
-// --- sign-in failures -------------------------------------------------------------------------
+// --- sign-in attempts -------------------------------------------------------------------------
+// A row per attempt that counts against the limits: failed, or still being checked (in_flight).
 
-export async function insertSignInFailure(db: Queryable, emailKey: string, clientIp: string): Promise<void> {
-  await db.query('INSERT INTO sign_in_failures (email_key, client_ip) VALUES ($1, $2)', [emailKey, clientIp]);
+// Classes of the two-key advisory locks that make a reservation atomic ("dwsi", "dwsa" in ASCII).
+const EMAIL_LOCK_CLASS = 0x64777369;
+const ADDRESS_LOCK_CLASS = 0x64777361;
+
+/**
+ * Transaction-scoped locks on one email key and one client address, always in that order, so two
+ * reservations never wait on each other in a cycle. Keys are int4 hashes of the strings: a
+ * collision only makes two unrelated sign-ins wait for each other's reservation.
+ */
+export async function lockSignInKeys(
+  tx: Queryable,
+  emailKeyHash: number,
+  clientIpHash: number,
+): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1::int4, $2::int4)', [EMAIL_LOCK_CLASS, emailKeyHash]);
+  await tx.query('SELECT pg_advisory_xact_lock($1::int4, $2::int4)', [ADDRESS_LOCK_CLASS, clientIpHash]);
 }
 
-export interface FailureWindowRow {
+/** Takes a row for an attempt about to be checked; returns its id. */
+export async function insertSignInAttempt(
+  tx: Queryable,
+  emailKey: string,
+  clientIp: string,
+): Promise<number> {
+  const rows = await tx.query<{ id: number }>(
+    'INSERT INTO sign_in_attempts (email_key, client_ip, in_flight) VALUES ($1, $2, true) RETURNING id',
+    [emailKey, clientIp],
+  );
+  return rows[0]!.id;
+}
+
+/** The attempt failed: its row stays, counted until it leaves the window. */
+export async function markSignInAttemptFailed(db: Queryable, id: number): Promise<void> {
+  await db.query('UPDATE sign_in_attempts SET in_flight = false WHERE id = $1', [id]);
+}
+
+export interface AttemptWindowRow {
   by_email: number;
   by_ip: number;
-  /** Seconds until the oldest failure counted for the email (or the address) leaves the window. */
+  /** Seconds until the oldest attempt counted for the email (or the address) leaves the window. */
   email_free_in: number | null;
   ip_free_in: number | null;
 }
 
-export async function selectRecentFailures(
+export async function selectRecentAttempts(
   db: Queryable,
   emailKey: string,
   clientIp: string,
   windowSeconds: number,
-): Promise<FailureWindowRow> {
-  const rows = await db.query<FailureWindowRow>(
+): Promise<AttemptWindowRow> {
+  const rows = await db.query<AttemptWindowRow>(
     `WITH recent AS (
-       SELECT email_key, client_ip, at FROM sign_in_failures
+       SELECT email_key, client_ip, at FROM sign_in_attempts
         WHERE at > now() - $3::int * interval '1 second' AND (email_key = $1 OR client_ip = $2)
      )
      SELECT count(*) FILTER (WHERE email_key = $1)::bigint AS by_email,
@@ -241,12 +274,33 @@ export async function selectRecentFailures(
   return rows[0]!;
 }
 
-export async function deleteFailuresOfEmail(db: Queryable, emailKey: string): Promise<void> {
-  await db.query('DELETE FROM sign_in_failures WHERE email_key = $1', [emailKey]);
+/**
+ * A right password: deletes this attempt and the email's failed ones. Other attempts still being
+ * checked keep their rows, so they count if they fail.
+ */
+export async function deleteAttemptsAfterSuccess(db: Queryable, emailKey: string, id: number): Promise<void> {
+  await db.query('DELETE FROM sign_in_attempts WHERE id = $2 OR (email_key = $1 AND NOT in_flight)', [
+    emailKey,
+    id,
+  ]);
 }
 
-export async function deleteOldFailures(db: Queryable, windowSeconds: number): Promise<void> {
-  await db.query("DELETE FROM sign_in_failures WHERE at <= now() - $1::int * interval '1 second'", [
+export async function deleteOldAttempts(db: Queryable, windowSeconds: number): Promise<void> {
+  await db.query("DELETE FROM sign_in_attempts WHERE at <= now() - $1::int * interval '1 second'", [
     windowSeconds,
+  ]);
+}
+
+/** Replaces a hash made with older parameters, unless the password changed meanwhile. */
+export async function updatePasswordHash(
+  db: Queryable,
+  id: string,
+  oldHash: string,
+  newHash: string,
+): Promise<void> {
+  await db.query('UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2', [
+    id,
+    oldHash,
+    newHash,
   ]);
 }

@@ -1,6 +1,6 @@
 // Dashboard accounts: the owner created through the one-time setup code, members through the
 // owner's invitations, and the team list. Passwords are hashed before any transaction starts, so
-// a transaction never waits on scrypt.
+// a transaction never waits on password hashing.
 import type { Database, Queryable } from '../../db/database.ts';
 import { randomBase62 } from '../../util/random.ts';
 import { accountErrors } from './errors.ts';

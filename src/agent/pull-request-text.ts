@@ -5,11 +5,12 @@ import type { StopReason } from './loop.ts';
 const MAX_TITLE = 120;
 const MAX_QUOTED_PROMPT = 3000;
 
+// How each bound reads after "The agent stopped ".
 const BOUND_WORDS: Partial<Record<StopReason, string>> = {
-  max_steps: 'its step bound',
-  max_tokens: 'its token bound',
-  wall_time: 'its time bound',
-  stuck: 'repeating a failing action',
+  max_steps: 'at its step bound',
+  max_tokens: 'at its token bound',
+  wall_time: 'at its time bound',
+  stuck: 'after repeating a failing action',
   no_more_tool_calls: 'without calling finish',
 };
 
@@ -18,11 +19,21 @@ export function pullRequestTitle(agentTitle: string | undefined, prompt: string)
   return raw.length > MAX_TITLE ? `${raw.slice(0, MAX_TITLE - 1)}…` : raw;
 }
 
+/**
+ * For a run that stopped before it finished and whose changes are published: says which bound
+ * stopped it and that the pull request holds what it had done by then. Null for a finished run.
+ */
 export function stopNote(stoppedBy: StopReason): string | null {
   const words = BOUND_WORDS[stoppedBy];
   return words
-    ? `The agent stopped at ${words} (${stoppedBy}) before it finished; this is the work it had done.`
+    ? `The agent stopped ${words} (${stoppedBy}) before it finished; the pull request holds the changes it had made by then.`
     : null;
+}
+
+/** For a run that stopped at a bound before any file changed (the job fails, limit_reached). */
+export function nothingChangedNote(stoppedBy: StopReason): string {
+  const words = BOUND_WORDS[stoppedBy] ?? 'early';
+  return `The agent stopped ${words} (${stoppedBy}) before it changed any file, so there is nothing to review.`;
 }
 
 export function pullRequestBody(input: {

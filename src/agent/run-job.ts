@@ -20,7 +20,13 @@ import {
 import { jobCodeHostCredentials, jobModel } from './job-credentials.ts';
 import { type AgentLimits, DEFAULT_AGENT_LIMITS, resolveAgentLimits } from './limits.ts';
 import { type AgentOutcome, runAgent, type StopReason } from './loop.ts';
-import { commitMessage, pullRequestBody, pullRequestTitle, stopNote } from './pull-request-text.ts';
+import {
+  commitMessage,
+  nothingChangedNote,
+  pullRequestBody,
+  pullRequestTitle,
+  stopNote,
+} from './pull-request-text.ts';
 import { type AgentToolbox, createAgentTools, isFailedToolOutput } from './tools/agent-tools.ts';
 import { DEFAULT_DENY_GLOBS, Guards, isToolRefusal, MAX_FILE_BYTES } from './tools/guards.ts';
 import { readTextFile } from './tools/text-file.ts';
@@ -165,7 +171,7 @@ async function runJob(
         return {
           status: 'failed',
           code: 'limit_reached',
-          message: `${stopNote(outcome.stoppedBy)} No file had changed, so there is nothing to review.`,
+          message: nothingChangedNote(outcome.stoppedBy),
           usage,
           stopReason: outcome.stoppedBy,
           summary: outcome.summary ?? null,

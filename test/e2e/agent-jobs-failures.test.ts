@@ -145,6 +145,7 @@ await forEachBackend('agent jobs that go wrong, end to end (GitHub)', ({ db }) =
     assert.equal((await h.jobRow(created.id)).stop_reason, 'max_steps');
     assert.equal(job.usage?.steps, 3);
     assert.match(h.host.pulls().at(-1)!.body, /step bound/);
+    assert.match(job.summary ?? '', /the pull request holds the changes it had made by then\.$/);
     assert.match((await h.fileOnBranch(job.branch!, 'docs/guide.md')) ?? '', /--yes` to accept/);
   });
 
@@ -160,7 +161,10 @@ await forEachBackend('agent jobs that go wrong, end to end (GitHub)', ({ db }) =
     const job = await h.waitForJob(created.id);
     assert.equal(job.status, 'failed');
     assert.equal(job.error?.code, 'limit_reached');
-    assert.match(job.error?.message ?? '', /step bound/);
+    assert.equal(
+      job.error?.message,
+      'The agent stopped at its step bound (max_steps) before it changed any file, so there is nothing to review.',
+    );
     assert.equal((await h.jobRow(created.id)).stop_reason, 'max_steps');
     assert.equal(await branchTip(h.git, branchName('Bound before a change', created.id)), null);
   });

@@ -37,6 +37,7 @@ import type { Database } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPglite } from '../src/db/pglite.ts';
 import { openPostgres } from '../src/db/postgres.ts';
+import { DEFAULT_MODEL_TIMEOUT_MS } from '../src/models/timeout.ts';
 import { saveJobDiff } from '../src/modules/jobs/diff/service.ts';
 import { JobWorker } from '../src/modules/jobs/worker.ts';
 import { createKey } from '../src/modules/keys/service.ts';
@@ -244,6 +245,7 @@ async function main() {
           anthropic: { apiKey: null, baseURL: null },
           'openai-compatible': { apiKey: null, baseURL: null },
         },
+        modelTimeoutMs: DEFAULT_MODEL_TIMEOUT_MS,
         codeHostTokens: { github: null, gitlab: null, gitea: null },
         gitAuthor: { name: 'docwright', email: 'docwright@users.noreply.invalid' },
         publicUrl: 'http://docwright.bench',

@@ -43,6 +43,7 @@ export interface AgentRunnerOptions {
     | 'secretKey'
     | 'defaultModel'
     | 'modelCredentials'
+    | 'modelTimeoutMs'
     | 'codeHostTokens'
     | 'gitAuthor'
     | 'publicUrl'
@@ -89,6 +90,7 @@ async function runJob(
   let branch: string | null = job.branch;
   try {
     const { resolved } = await jobModel(db, config, project, job.model, {
+      timeoutMs: config.modelTimeoutMs,
       ...options.model,
       onRetry: (retry) => void input.event('model_retry', { ...retry }).catch(() => {}),
     });

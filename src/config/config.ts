@@ -18,6 +18,7 @@ import {
   type ProviderCredentials,
 } from '../models/environment.ts';
 import type { ModelProvider } from '../models/model-spec.ts';
+import { DEFAULT_MODEL_TIMEOUT_MS } from '../models/timeout.ts';
 import { parseTrustedProxies } from './trusted-proxies.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -43,6 +44,8 @@ export interface Config {
   defaultModel: string | null;
   /** API keys and base URLs per model provider (ANTHROPIC_API_KEY, ...). */
   modelCredentials: Record<ModelProvider, ProviderCredentials>;
+  /** How long one model call may wait for the provider before it is cut and retried. */
+  modelTimeoutMs: number;
   worker: WorkerConfig;
   /** Server-wide code-host tokens, used by projects that store none of their own. */
   codeHostTokens: { github: string | null; gitlab: string | null; gitea: string | null };
@@ -101,6 +104,8 @@ export const CONFIG_VARIABLES = {
     'Job creations plus follow-up messages allowed per project per sliding hour (default 100).',
   DOCWRIGHT_MODEL:
     'Default model for projects that set none, written provider:model (e.g. anthropic:claude-sonnet-4-5).',
+  DOCWRIGHT_MODEL_TIMEOUT_SECONDS:
+    'How long one model call may wait for the provider: for its whole answer, or, when answers are streamed, for the next part of it. A call that waits longer is cut and retried like a provider error (default 300).',
   DOCWRIGHT_EXTRA_AGENT_LISTS:
     'Comma-separated paths of extra AI-agent lists in the ai.robots.txt robots.json format, added after the curated list.',
   DOCWRIGHT_WORKER:
@@ -176,6 +181,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     if (n === null) problems.push(`${name} must be an integer from ${min} to ${max}; got "${value(name)}".`);
     return n ?? fallback;
   };
+  const modelTimeoutMs =
+    integer('DOCWRIGHT_MODEL_TIMEOUT_SECONDS', DEFAULT_MODEL_TIMEOUT_MS / 1000, 1, 86_400) * 1000;
   const inServeRaw = (value('DOCWRIGHT_WORKER') ?? 'true').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(inServeRaw)) {
     problems.push(`DOCWRIGHT_WORKER must be true or false; got "${value('DOCWRIGHT_WORKER')}".`);
@@ -251,6 +258,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     jobRateLimitPerHour: jobRateLimitPerHour!,
     defaultModel,
     modelCredentials: credentialsFromEnvironment(env),
+    modelTimeoutMs,
     worker,
     codeHostTokens: {
       github: value('GITHUB_TOKEN') ?? null,

@@ -4,6 +4,7 @@
 import { AISDKError, APICallError, RetryError } from 'ai';
 import { ModelFailure } from './errors.ts';
 import { redactSecrets } from './redact.ts';
+import { ModelTimeoutError } from './timeout.ts';
 
 export interface ProviderErrorInfo {
   /** The HTTP status, or null when no answer came (network failure, invalid answer). */
@@ -28,6 +29,10 @@ export function isAbortError(error: unknown): boolean {
  */
 export function describeProviderError(error: unknown): ProviderErrorInfo | null {
   if (isAbortError(error)) return null;
+  // A provider that kept the call waiting past DOCWRIGHT_MODEL_TIMEOUT_SECONDS: transient, like a 503.
+  if (ModelTimeoutError.isInstance(error)) {
+    return { statusCode: null, retryable: true, retryAfterMs: null, message: error.message };
+  }
   // The AI SDK's own retry (when a caller leaves it on) wraps the attempts; the last one counts.
   if (RetryError.isInstance(error)) return describeProviderError(error.lastError);
   if (APICallError.isInstance(error)) {

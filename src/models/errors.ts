@@ -6,7 +6,7 @@ export const MODEL_FAILURE_CODES = {
   model_not_configured:
     'No usable model: none configured, an unknown provider, or a provider without its API key / base URL; the message names the variables to set.',
   model_error:
-    "The provider refused the request for a reason retrying cannot fix, or kept failing after retries; the message is the provider's, without secrets.",
+    "The provider refused the request for a reason retrying cannot fix, or kept failing (or keeping calls waiting past the model timeout) after retries; the message is the provider's, without secrets.",
 } as const;
 export type ModelFailureCode = keyof typeof MODEL_FAILURE_CODES;
 

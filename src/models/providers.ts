@@ -1,4 +1,5 @@
-// Builds the AI SDK language model for a provider:model, with docwright's retries around it.
+// Builds the AI SDK language model for a provider:model, with docwright's retries around it and a
+// bound on how long each attempt may wait for the provider.
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -7,11 +8,17 @@ import { PROVIDER_VARIABLES, type ProviderCredentials } from './environment.ts';
 import { modelNotConfigured } from './errors.ts';
 import { formatModelSpec, type ModelSpec } from './model-spec.ts';
 import { type RetryEvent, type RetryPolicy, retryMiddleware } from './retry.ts';
+import { DEFAULT_MODEL_TIMEOUT_MS, timeoutMiddleware } from './timeout.ts';
 
 export interface ModelOptions {
   retry?: Partial<RetryPolicy>;
   /** Told about each retry (for a job event or a log line); the message has no secrets. */
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * How long one attempt may wait for the provider: for a whole answer, or between two parts of
+   * a streamed one (DOCWRIGHT_MODEL_TIMEOUT_SECONDS; default 300 s).
+   */
+  timeoutMs?: number;
 }
 
 export interface ResolvedModel {
@@ -50,11 +57,15 @@ export function createModel(
 
   const model = wrapLanguageModel({
     model: baseModel(spec, apiKey, baseURL),
-    middleware: retryMiddleware({
-      ...(options.retry ? { policy: options.retry } : {}),
-      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
-      context: { modelName: name, secrets: [apiKey] },
-    }),
+    // The first wraps the second: every retry gets a fresh clock.
+    middleware: [
+      retryMiddleware({
+        ...(options.retry ? { policy: options.retry } : {}),
+        ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+        context: { modelName: name, secrets: [apiKey] },
+      }),
+      timeoutMiddleware(options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS),
+    ],
   });
   return { name, spec, model };
 }

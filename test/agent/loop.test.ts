@@ -8,6 +8,7 @@ import { type AgentLimits, DEFAULT_AGENT_LIMITS, resolveAgentLimits } from '../.
 import { type AgentStepEvent, runAgent } from '../../src/agent/loop.ts';
 import { ModelFailure } from '../../src/models/errors.ts';
 import type { ModelProvider } from '../../src/models/model-spec.ts';
+import type { ModelOptions } from '../../src/models/providers.ts';
 import { resolveModel } from '../../src/models/resolve.ts';
 import { reply, type ScriptedLlmServer, startScriptedLlmServer } from '../stand-ins/scripted-llm-server.ts';
 import { memoryRepositoryTools } from './loop-helpers.ts';
@@ -25,14 +26,14 @@ const MODEL_IDS: Record<ModelProvider, string> = {
   'openai-compatible': 'llama3.1:8b',
 };
 
-function model(provider: ModelProvider = 'openai') {
+function model(provider: ModelProvider = 'openai', options: Omit<ModelOptions, 'retry'> = {}) {
   return resolveModel(
     {
       projectModel: `${provider}:${MODEL_IDS[provider]}`,
       defaultModel: null,
       serverCredentials: { [provider]: { apiKey: KEY, baseURL: server.baseURL } },
     },
-    { retry: { baseDelayMs: 1, maxDelayMs: 20 } },
+    { retry: { baseDelayMs: 1, maxDelayMs: 20 }, ...options },
   );
 }
 
@@ -325,6 +326,69 @@ for (const streaming of [false, true]) {
     );
   });
 }
+
+describe('a model call that keeps the run waiting (the model timeout)', () => {
+  // The run's wall time stays at its 15-minute default: only the model timeout can end the wait.
+  test('a call with no answer is cut and tried again; the run goes on and finishes', {
+    timeout: 30_000,
+  }, async () => {
+    const first = freshScript();
+    server.enqueue(
+      reply.toolCall('read_file', { path: 'a.md' }),
+      reply.hang(),
+      reply.toolCall('finish', { title: 'Read a.md', summary: 'Nothing to change.' }),
+    );
+    const resolved = model('anthropic', { timeoutMs: 300 });
+    const outcome = await runAgent({
+      model: resolved.model,
+      modelName: resolved.name,
+      tools: memoryRepositoryTools({ 'a.md': 'A' }),
+      instructions: buildAgentInstructions({ prompt: 'Read a.md.' }),
+      limits: limits(),
+    });
+    assert.equal(outcome.stoppedBy, 'finish');
+    assert.equal(outcome.usage.steps, 2);
+    assert.equal(server.requests.length - first, 3);
+    const hung = await server.waitForAbort(first + 1);
+    assert.notEqual(hung.abortedAt, null, 'the hung call was closed');
+    assert.deepEqual(server.requests[first + 2]!.body.messages, server.requests[first + 1]!.body.messages);
+  });
+
+  test('a streamed answer that stalls midway fails the run with a retryable model_error', {
+    timeout: 30_000,
+  }, async () => {
+    const first = freshScript();
+    server.enqueue(
+      reply.toolCall('read_file', { path: 'a.md' }, { usage: { inputTokens: 40, outputTokens: 4 } }),
+      reply.stall([{ name: 'read_file', input: { path: 'a-page-with-a-long-name.md' } }]),
+    );
+    const resolved = model('openai', { timeoutMs: 300 });
+    await assert.rejects(
+      runAgent({
+        model: resolved.model,
+        modelName: resolved.name,
+        tools: memoryRepositoryTools({ 'a.md': 'A' }),
+        instructions: buildAgentInstructions({ prompt: 'Read a.md.' }),
+        limits: limits(),
+        streaming: true,
+      }),
+      (error: unknown) => {
+        assert.ok(ModelFailure.isInstance(error), String(error));
+        assert.equal(error.code, 'model_error');
+        assert.equal(error.retryable, true);
+        assert.match(
+          error.message,
+          /^openai:gpt-4\.1 failed: the streamed answer stopped: nothing more came/,
+        );
+        // The stalled call counts as a step: it was made, and it ended.
+        assert.deepEqual(error.usage, { inputTokens: 40, outputTokens: 4, steps: 2 });
+        return true;
+      },
+    );
+    await server.waitForAbort(first + 1);
+    assert.equal(server.requests.length - first, 2);
+  });
+});
 
 test('AGENTS.md and the job history reach the model before the new prompt', async () => {
   const first = freshScript();

@@ -18,6 +18,7 @@ import { createCodeHost } from '../../src/code-hosts/factory.ts';
 import type { Config } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { App } from '../../src/http/context.ts';
+import { DEFAULT_MODEL_TIMEOUT_MS } from '../../src/models/timeout.ts';
 import { saveJobDiff } from '../../src/modules/jobs/diff/service.ts';
 import type { JobRow } from '../../src/modules/jobs/queries.ts';
 import type { JobRunInput, JobRunner, JobRunResult } from '../../src/modules/jobs/runner-contract.ts';
@@ -57,6 +58,8 @@ export interface HarnessOptions {
   /** False: the test starts h.worker itself (e.g. after preparing the remote). */
   startWorker?: boolean;
   worker?: { concurrency?: number; leaseMs?: number; maxAttempts?: number; pollIntervalMs?: number };
+  /** How long one model call may wait (default: the server's default). */
+  modelTimeoutMs?: number;
   /** Runs the workspace's git commands (a test may hold one back to order events). */
   gitRunner?: GitRunner;
 }
@@ -181,6 +184,7 @@ async function buildHarness(
       anthropic: { apiKey: null, baseURL: null },
       'openai-compatible': { apiKey: null, baseURL: null },
     },
+    modelTimeoutMs: options.modelTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
     codeHostTokens: { github: null, gitlab: null, gitea: null },
     gitAuthor: { name: 'docwright', email: 'docwright@users.noreply.invalid' },
     publicUrl: 'http://docwright.test',

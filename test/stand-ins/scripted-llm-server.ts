@@ -52,6 +52,12 @@ export type ScriptedReply =
       finishReason?: 'stop' | 'tool_calls' | 'length';
       /** Wait this long before answering (cut short if the client goes away). */
       delayMs?: number;
+      /**
+       * Send only the beginning of the answer (status, headers, and about half of the body or
+       * of the stream's events), then nothing more: the connection stays open until the client
+       * closes it, like a provider that stalls in the middle of an answer.
+       */
+      stall?: boolean;
     }
   | {
       kind: 'error';
@@ -101,6 +107,17 @@ export const reply = {
     },
   }),
   hang: (): ScriptedReply => ({ kind: 'hang' }),
+  /** Starts the answer (text and tool calls as given) and stops halfway. */
+  stall: (
+    toolCalls: ScriptedToolCall[] = [],
+    extra: Partial<Extract<ScriptedReply, { kind: 'message' }>> = {},
+  ): ScriptedReply => ({
+    kind: 'message',
+    text: 'Let me look at the files first.',
+    toolCalls,
+    ...extra,
+    stall: true,
+  }),
   disconnect: (): ScriptedReply => ({ kind: 'disconnect' }),
 };
 
@@ -502,11 +519,12 @@ async function respond(
         usage,
         finish,
       };
+      const stall = answer.stall === true;
       if (protocol === 'openai') {
-        if (record.stream) writeOpenAiStream(res, record, message);
-        else writeJson(res, 200, openAiCompletion(record, message));
-      } else if (record.stream) writeAnthropicStream(res, record, message);
-      else writeJson(res, 200, anthropicMessage(record, message));
+        if (record.stream) writeOpenAiStream(res, record, message, stall);
+        else writeJson(res, 200, openAiCompletion(record, message), {}, stall);
+      } else if (record.stream) writeAnthropicStream(res, record, message, stall);
+      else writeJson(res, 200, anthropicMessage(record, message), {}, stall);
       return;
     }
   }
@@ -525,6 +543,7 @@ function writeJson(
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
+  stall = false,
 ): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
@@ -532,7 +551,17 @@ function writeJson(
     'content-length': Buffer.byteLength(text),
     ...headers,
   });
-  res.end(text);
+  // The length announced is the whole body's: the client keeps waiting for the rest.
+  if (stall) res.write(text.slice(0, Math.floor(text.length / 2)));
+  else res.end(text);
+}
+
+/** Writes a stream's events in order and ends it; a stalling one stops after half of them. */
+function writeEvents(res: ServerResponse, events: string[], stall: boolean): void {
+  startSse(res);
+  const sent = stall ? events.slice(0, Math.max(1, Math.floor(events.length / 2))) : events;
+  for (const event of sent) res.write(event);
+  if (!stall) res.end();
 }
 
 const OPENAI_ERROR_TYPES: Record<number, string> = {
@@ -633,7 +662,13 @@ function startSse(res: ServerResponse): void {
   });
 }
 
-function writeOpenAiStream(res: ServerResponse, record: RecordedRequest, m: PreparedMessage): void {
+function writeOpenAiStream(
+  res: ServerResponse,
+  record: RecordedRequest,
+  m: PreparedMessage,
+  stall: boolean,
+): void {
+  const events: string[] = [];
   const options = record.body.stream_options as { include_usage?: boolean } | undefined;
   const includeUsage = options?.include_usage === true;
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => {
@@ -646,9 +681,8 @@ function writeOpenAiStream(res: ServerResponse, record: RecordedRequest, m: Prep
       ...(includeUsage ? { usage: null } : {}),
       ...extra,
     };
-    res.write(`data: ${JSON.stringify(payload)}\n\n`);
+    events.push(`data: ${JSON.stringify(payload)}\n\n`);
   };
-  startSse(res);
   chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]);
   for (const piece of pieces(m.text)) {
     chunk([{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }]);
@@ -679,7 +713,8 @@ function writeOpenAiStream(res: ServerResponse, record: RecordedRequest, m: Prep
   });
   chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: m.finish }]);
   if (includeUsage) chunk([], { usage: openAiUsage(m.usage) });
-  res.end('data: [DONE]\n\n');
+  events.push('data: [DONE]\n\n');
+  writeEvents(res, events, stall);
 }
 
 const ANTHROPIC_STOP: Record<PreparedMessage['finish'], string> = {
@@ -704,11 +739,16 @@ function anthropicMessage(record: RecordedRequest, m: PreparedMessage) {
   };
 }
 
-function writeAnthropicStream(res: ServerResponse, record: RecordedRequest, m: PreparedMessage): void {
+function writeAnthropicStream(
+  res: ServerResponse,
+  record: RecordedRequest,
+  m: PreparedMessage,
+  stall: boolean,
+): void {
+  const events: string[] = [];
   const event = (type: string, data: Record<string, unknown>) => {
-    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    events.push(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   };
-  startSse(res);
   event('message_start', {
     message: {
       id: m.id,
@@ -747,5 +787,5 @@ function writeAnthropicStream(res: ServerResponse, record: RecordedRequest, m: P
     usage: { output_tokens: m.usage.outputTokens },
   });
   event('message_stop', {});
-  res.end();
+  writeEvents(res, events, stall);
 }

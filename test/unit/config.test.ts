@@ -99,3 +99,16 @@ test('DOCWRIGHT_TRUSTED_PROXIES: addresses, ranges and range names are kept; any
       ),
   );
 });
+
+test('DOCWRIGHT_MODEL_TIMEOUT_SECONDS: 300 s by default, whole seconds from 1, anything else named', () => {
+  assert.equal(loadConfig({}, tmp()).modelTimeoutMs, 300_000);
+  assert.equal(loadConfig({ DOCWRIGHT_MODEL_TIMEOUT_SECONDS: '45' }, tmp()).modelTimeoutMs, 45_000);
+  for (const bad of ['0', '2.5', 'soon']) {
+    assert.throws(
+      () => loadConfig({ DOCWRIGHT_MODEL_TIMEOUT_SECONDS: bad }, tmp()),
+      (e: ConfigError) =>
+        e.problems.length === 1 &&
+        e.problems[0] === `DOCWRIGHT_MODEL_TIMEOUT_SECONDS must be an integer from 1 to 86400; got "${bad}".`,
+    );
+  }
+});

@@ -6,7 +6,7 @@ export const JOB_FAILURE_CODES = {
   model_not_configured:
     'No model was configured for the project or the server (DOCWRIGHT_MODEL, or a provider API key is missing); the message names the variables to set.',
   model_error:
-    "The model provider refused the request for a reason retrying cannot fix; the message is the provider's, without secrets.",
+    "The model provider refused the request for a reason retrying cannot fix, or kept failing or keeping calls waiting past the model timeout until the retries ran out; the message is the provider's, without secrets.",
   worker_lost: 'The worker running the job stopped (crash, kill) too many times; the job was not finished.',
   limit_reached:
     'The agent hit a bound of its run (steps, tokens, wall time, or a repeated failing action) before changing any file. When files had changed, the work is published instead and the job completes, saying which bound stopped it.',

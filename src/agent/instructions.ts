@@ -1,6 +1,8 @@
 // What the model is told: docwright's system prompt for documentation work, then the
 // repository's own instructions (AGENTS.md), then the conversation: for a follow-up, the job's
-// earlier requests with the agent's summaries, and last the request to act on now.
+// earlier requests with the agent's summaries, and last the request to act on now. When an
+// earlier try at that request was cut short (its worker died) and the job's branch already holds
+// work, the request comes with the branch's diff, so the model builds on it instead of redoing it.
 import type { ModelMessage } from 'ai';
 
 export const FINISH_TOOL_NAME = 'finish';
@@ -14,6 +16,9 @@ export const REPOSITORY_INSTRUCTION_FILES = ['.docwright/AGENTS.md', 'AGENTS.md'
 
 /** More than this is cut: instructions must not crowd out the work. */
 export const MAX_REPOSITORY_INSTRUCTIONS_CHARS = 32_000;
+
+/** More of the branch's diff than this is cut; the model reads the files for the rest. */
+export const MAX_BRANCH_DIFF_CHARS = 40_000;
 
 export const SYSTEM_PROMPT = `You are docwright, an agent that edits a documentation repository to carry out one request from the docs team. What you change becomes a pull request that people review, so every edit must be one they would accept.
 
@@ -45,11 +50,21 @@ export interface JobHistoryEntry {
   stoppedBy?: string | null;
 }
 
+/** What the job's branch holds when an earlier try at the request was cut short. */
+export interface BranchSoFar {
+  /** The branch the pull request goes into (the diff is against it). */
+  base: string;
+  /** The branch's changes against its base, as a unified diff. */
+  diff: string;
+}
+
 export interface AgentInstructionsInput {
   prompt: string;
   repositoryInstructions?: RepositoryInstructions | null;
   /** Earlier requests of the same job, oldest first (for follow-ups). */
   history?: JobHistoryEntry[];
+  /** Set for a retry of the request whose earlier try may have pushed work to the branch. */
+  branchSoFar?: BranchSoFar | null;
 }
 
 export interface AgentInstructions {
@@ -60,7 +75,7 @@ export interface AgentInstructions {
 export function buildAgentInstructions(input: AgentInstructionsInput): AgentInstructions {
   return {
     system: buildSystem(input.repositoryInstructions ?? null),
-    messages: buildMessages(input.prompt, input.history ?? []),
+    messages: buildMessages(input.prompt, input.history ?? [], input.branchSoFar ?? null),
   };
 }
 
@@ -78,7 +93,11 @@ function buildSystem(repository: RepositoryInstructions | null): string {
   ].join('\n\n');
 }
 
-function buildMessages(prompt: string, history: JobHistoryEntry[]): ModelMessage[] {
+function buildMessages(
+  prompt: string,
+  history: JobHistoryEntry[],
+  branchSoFar: BranchSoFar | null,
+): ModelMessage[] {
   const messages: ModelMessage[] = [];
   for (const entry of history) {
     messages.push({ role: 'user', content: entry.prompt });
@@ -91,12 +110,35 @@ function buildMessages(prompt: string, history: JobHistoryEntry[]): ModelMessage
         : `(That run ended without a summary${entry.stoppedBy ? `; it stopped because of ${entry.stoppedBy}` : ''}.)`,
     });
   }
+  const request =
+    history.length === 0
+      ? prompt
+      : `Follow-up request. The files already contain your changes for the earlier requests above, on the same branch; build on them.\n\n${prompt}`;
   messages.push({
     role: 'user',
-    content:
-      history.length === 0
-        ? prompt
-        : `Follow-up request. The files already contain your changes for the earlier requests above, on the same branch; build on them.\n\n${prompt}`,
+    content: branchSoFar === null ? request : `${request}\n\n${retryNotice(branchSoFar, history.length > 0)}`,
   });
   return messages;
+}
+
+/**
+ * Tells a retried run what an earlier try already did: without it the model carries out the
+ * request again on a branch that already holds the result (the pull request got the same
+ * section twice).
+ */
+export function retryNotice(branch: BranchSoFar, followUp: boolean): string {
+  const diff = branch.diff.trimEnd();
+  const cut = diff.length > MAX_BRANCH_DIFF_CHARS;
+  const holds = followUp
+    ? 'your changes for the earlier requests above and whatever that attempt pushed for this one'
+    : 'what that attempt pushed';
+  return [
+    `## Work already done on this request`,
+    `An earlier attempt at this request was cut short before it finished (the worker running it stopped). The branch you work on continues from it and already holds ${holds}. Its diff against ${branch.base}:`,
+    `\`\`\`diff\n${cut ? diff.slice(0, MAX_BRANCH_DIFF_CHARS) : diff}\n\`\`\``,
+    ...(cut
+      ? [`(The diff was cut after ${MAX_BRANCH_DIFF_CHARS} characters; read the files for the rest.)`]
+      : []),
+    'Do not make these changes again. Read the files involved to check them, make only what the request still needs, then call finish; its summary describes all changes the request made, including those above. If nothing is missing, call finish without editing.',
+  ].join('\n\n');
 }

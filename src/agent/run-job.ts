@@ -13,6 +13,7 @@ import type { JobFailureCode } from '../modules/jobs/failure-codes.ts';
 import type { JobRunInput, JobRunner, JobRunResult } from '../modules/jobs/runner-contract.ts';
 import type { Logger } from '../util/logger.ts';
 import {
+  type BranchSoFar,
   buildAgentInstructions,
   REPOSITORY_INSTRUCTION_FILES,
   type RepositoryInstructions,
@@ -134,10 +135,13 @@ async function runJob(
       denyGlobs,
       onEvent: (event) => input.event('tool_call', { ...event }).catch(() => {}),
     });
+    // A retry waits for its worktree: the model must know what an earlier try already pushed.
+    const branchSoFar = input.earlierTries > 0 ? await pushedSoFar(opening, job.source_ref) : null;
     const instructions = buildAgentInstructions({
       prompt,
       repositoryInstructions: await repositoryInstructions(startView, opening, toolbox, denyGlobs),
       history: input.history,
+      branchSoFar,
     });
     const outcome = await runAgent({
       model: resolved.model,
@@ -270,6 +274,14 @@ async function openWorkspace(
     }
     throw error;
   }
+}
+
+/** The branch's diff against its base when the branch was on the code host and holds changes. */
+async function pushedSoFar(opening: Promise<JobWorkspace>, base: string): Promise<BranchSoFar | null> {
+  const opened = await opening;
+  if (!opened.branchOnHost) return null;
+  const diff = await opened.diff();
+  return diff.trim() === '' ? null : { base, diff };
 }
 
 /**

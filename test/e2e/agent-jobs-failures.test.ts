@@ -199,8 +199,10 @@ await forEachBackend('agent jobs that go wrong, end to end (GitHub)', ({ db }) =
   }, async () => {
     const pullsBefore = h.host.pulls().length;
     let attempts = 0;
+    const firstRequestOf: number[] = [];
     h.intercept = async (input, real) => {
       attempts++;
+      firstRequestOf[input.attempt] = h.llm.requests.length;
       const result = await real(input);
       if (input.attempt > 1) return result;
       // Attempt 1 pushed and opened the pull request, then its process "died" before recording
@@ -240,5 +242,17 @@ await forEachBackend('agent jobs that go wrong, end to end (GitHub)', ({ db }) =
       started.map((e) => e.data.attempt),
       [1, 2],
     );
+    // Attempt 2 was told what attempt 1 had pushed, so it does not make the change again.
+    const retried = h.llm.requests[firstRequestOf[2]!]!.userTexts.at(-1) ?? '';
+    assert.match(retried, /^Retry after the PR step\n\n## Work already done on this request\n/);
+    assert.match(retried, /An earlier attempt at this request was cut short before it finished/);
+    assert.match(
+      retried,
+      /Its diff against main:\n\n```diff\ndiff --git a\/docs\/guide\.md b\/docs\/guide\.md\n/,
+    );
+    assert.match(retried, /\n\+Run the installer with `--yes` to accept the defaults\.\n/);
+    assert.match(retried, /Do not make these changes again\./);
+    const firstTry = h.llm.requests[firstRequestOf[1]!]!.userTexts.at(-1);
+    assert.equal(firstTry, 'Retry after the PR step', 'the first attempt had nothing to be told');
   });
 });

@@ -4,7 +4,9 @@
 // worker heard back (the retry must reuse that pull request, not open a second one).
 //
 // The workers are real child processes (src/main/cli.ts worker) sharing one data directory, so the
-// second finds the first one's leftover worktree. They reach the model (the scripted server) through
+// second finds the first one's leftover worktree. A retry is told what the branch already holds
+// when the dead attempt had pushed (so it does not make the change a second time), and nothing
+// when it had not. They reach the model (the scripted server) through
 // OPENAI_BASE_URL, and the code host (the Gitea fake behind the code-host link) through the
 // project's codeHostBaseUrl, with the token the project stores sealed under DOCWRIGHT_SECRET_KEY.
 import assert from 'node:assert/strict';
@@ -76,6 +78,7 @@ describe('kill -9 of a worker process mid-run (PostgreSQL, docwright worker proc
   test('killed while the model is thinking: attempt 2 on another worker completes the job', {
     timeout: 90_000,
   }, async () => {
+    const firstRequest = h.llm.requests.length;
     h.llm.enqueue(reply.hang());
     scriptDocsEdit(h.llm);
     const first = await startWorker();
@@ -107,12 +110,15 @@ describe('kill -9 of a worker process mid-run (PostgreSQL, docwright worker proc
     assert.equal(job.prLink, pulls[0]!.url);
     assert.match((await h.fileOnBranch(job.branch!, 'docs/guide.md')) ?? '', /--yes` to accept/);
     await eventually('the leftover worktree to be gone', async () => (await h.worktrees()).length === 0);
+    // Attempt 1 died before pushing anything: attempt 2 gets the request as it was.
+    assert.equal(h.llm.requests[firstRequest + 1]!.userTexts.at(-1), 'Survive a worker crash');
   });
 
   test('killed after opening the pull request, before hearing back: the retry reuses it', {
     timeout: 90_000,
   }, async () => {
     const running = workers.at(-1)!;
+    const firstRequest = h.llm.requests.length;
     const held = h.host.link.hold({ method: 'POST', path: pullRequestCreatePath('gitea') });
     scriptDocsEdit(h.llm, 'Crash-safe pull request');
     // Attempt 2 finds the change on the branch already and finishes.
@@ -140,6 +146,12 @@ describe('kill -9 of a worker process mid-run (PostgreSQL, docwright worker proc
       [true],
       'only attempt 2 heard back, and it found the existing one',
     );
+    // Attempt 2's first model call (after attempt 1's four) carries what attempt 1 pushed.
+    const retried = h.llm.requests[firstRequest + 4]!.userTexts.at(-1) ?? '';
+    assert.match(retried, /^Open the pull request once\n\n## Work already done on this request\n/);
+    assert.match(retried, /An earlier attempt at this request was cut short before it finished/);
+    assert.match(retried, /\n\+Run the installer with `--yes` to accept the defaults\.\n/);
+    assert.match(retried, /Do not make these changes again\./);
   });
 
   test('the worker processes logged neither the token nor the model key', () => {

@@ -13,6 +13,11 @@ export interface JobRunInput {
   history: { prompt: string; summary: string | null; stoppedBy: string | null }[];
   /** 1 on the first try; more when an earlier worker died while running it. */
   attempt: number;
+  /**
+   * Tries of the same request that started before this one and did not finish (a worker died or
+   * handed the job back at shutdown). Their work may already be on the job's branch.
+   */
+  earlierTries: number;
   /** Aborted on cancel, on a lost lease, and on shutdown: stop promptly and return. */
   signal: AbortSignal;
   /** Stores a progress event (tool call, commit, push, PR opened...) for the job's event stream. */

@@ -148,7 +148,7 @@ export async function selectRunEvents(
 ): Promise<{ type: string; data: { summary?: string; stopReason?: string } }[]> {
   return db.query(
     `SELECT type, data FROM job_events
-      WHERE job_id = $1 AND type IN ('created', 'message', 'completed', 'failed')
+      WHERE job_id = $1 AND type IN ('created', 'message', 'started', 'completed', 'failed')
       ORDER BY id`,
     [jobId],
   );

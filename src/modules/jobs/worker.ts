@@ -223,13 +223,15 @@ export class JobWorker {
       log.info('job started');
       const project = await getProject(db, job.project_id);
       const prompts = (await selectPrompts(db, job.id)).map((p) => p.prompt);
-      const history = historyOf(prompts, await selectRunEvents(db, job.id));
+      const runEvents = await selectRunEvents(db, job.id);
+      const history = historyOf(prompts, runEvents);
       result = await runner({
         job,
         project,
         prompts,
         history,
         attempt: job.attempts,
+        earlierTries: earlierTriesOf(runEvents),
         signal: run.controller.signal,
         event: (type, data = {}) => insertEvent(db, job.id, type, data),
         setBranch: (branch) => updateJobBranch(db, job.id, this.id, branch),
@@ -294,6 +296,20 @@ export class JobWorker {
       usage: result.usage ?? null,
     });
   }
+}
+
+/**
+ * Tries of the latest request that started before this one and never ended: their worker died,
+ * lost its lease or handed the job back at shutdown, possibly after pushing to the branch. The
+ * 'started' event of the try now beginning is the last one and is not counted.
+ */
+export function earlierTriesOf(events: { type: string }[]): number {
+  let started = 0;
+  for (const event of events) {
+    if (event.type === 'created' || event.type === 'message') started = 0;
+    else if (event.type === 'started') started++;
+  }
+  return Math.max(0, started - 1);
 }
 
 /**

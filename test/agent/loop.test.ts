@@ -338,7 +338,7 @@ describe('a model call that keeps the run waiting (the model timeout)', () => {
       reply.hang(),
       reply.toolCall('finish', { title: 'Read a.md', summary: 'Nothing to change.' }),
     );
-    const resolved = model('anthropic', { timeoutMs: 300 });
+    const resolved = model('anthropic', { timeoutMs: 1000 });
     const outcome = await runAgent({
       model: resolved.model,
       modelName: resolved.name,
@@ -362,7 +362,7 @@ describe('a model call that keeps the run waiting (the model timeout)', () => {
       reply.toolCall('read_file', { path: 'a.md' }, { usage: { inputTokens: 40, outputTokens: 4 } }),
       reply.stall([{ name: 'read_file', input: { path: 'a-page-with-a-long-name.md' } }]),
     );
-    const resolved = model('openai', { timeoutMs: 300 });
+    const resolved = model('openai', { timeoutMs: 1000 });
     await assert.rejects(
       runAgent({
         model: resolved.model,

@@ -37,6 +37,17 @@ await forEachBackend('OpenAPI document', ({ db, backend }) => {
     assert.ok(create.requestBody.content['application/json'].schema);
     const get = doc.paths['/v2/agent/{projectId}/job/{id}'].get;
     assert.ok(get.responses['200']);
+    // The hosted original's description declares the follow-up's success as 200 with the job;
+    // a client generated from it treats 202 as undeclared.
+    const followUp = doc.paths['/v2/agent/{projectId}/job/{id}/message'].post;
+    assert.deepEqual(
+      Object.keys(followUp.responses).filter((status) => status.startsWith('2')),
+      ['200'],
+    );
+    assert.equal(
+      followUp.responses['200'].content['application/json'].schema.$ref,
+      '#/components/schemas/Job',
+    );
     const views = doc.paths['/v1/analytics/{projectId}/views']?.get;
     assert.ok(views, 'the views export is documented');
     const names = views.parameters.map((p: { name: string }) => p.name).sort();

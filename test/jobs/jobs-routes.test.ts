@@ -97,7 +97,7 @@ await forEachBackend('agent job routes', ({ db }) => {
           headers: { 'content-type': 'application/json', ...bearer(seeded.adminKey) },
           payload: { prompt: 'try again' },
         });
-        assert.equal(again.statusCode, 202);
+        assert.equal(again.statusCode, 200);
         assert.equal(again.json().status, 'failed');
         assert.equal(again.json().error.code, 'model_not_configured');
         // ...and runs once a model is configured.
@@ -107,7 +107,7 @@ await forEachBackend('agent job routes', ({ db }) => {
           headers: { 'content-type': 'application/json', ...bearer(seeded.adminKey) },
           payload: { prompt: 'and now' },
         });
-        assert.equal(configured.statusCode, 202);
+        assert.equal(configured.statusCode, 200);
         assert.equal(configured.json().status, 'active');
         assert.equal(configured.json().model, 'openai:gpt-test');
       } finally {
@@ -282,7 +282,7 @@ await forEachBackend('agent job routes', ({ db }) => {
 
       queued.length = 0;
       const followed = await post(`/job/${job.id}/message`, { prompt: 'Also fix the outro' });
-      assert.equal(followed.statusCode, 202);
+      assert.equal(followed.statusCode, 200);
       assert.equal(followed.json().status, 'active');
       assert.equal(followed.json().error, null);
       assert.deepEqual(queued, [job.id]);
@@ -351,7 +351,7 @@ await forEachBackend('agent job routes', ({ db }) => {
           url: `${jobUrl}/${first.json().id}/cancel`,
           headers: bearer(s.adminKey),
         });
-        assert.equal((await send(`${jobUrl}/${first.json().id}/message`, 'two')).statusCode, 202);
+        assert.equal((await send(`${jobUrl}/${first.json().id}/message`, 'two')).statusCode, 200);
         assert.equal((await send(jobUrl, 'three')).statusCode, 201);
         const refused = await send(jobUrl, 'four');
         assert.equal(refused.statusCode, 429);

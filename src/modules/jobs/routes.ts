@@ -122,7 +122,9 @@ export function registerJobRoutes(app: App, context: AppContext): void {
           'Continues a completed or failed job on the same branch and pull request: the job becomes active again. 409 while it is still active or once archived.',
         params: JobParams,
         body: PromptBodySchema,
-        response: { 202: JobRef, ...errorResponses() },
+        // 200, not 202: the hosted original's published API description declares 200 with the
+        // job, and clients generated from it treat any other success status as undeclared.
+        response: { 200: JobRef, ...errorResponses() },
       },
     },
     async (request, reply) => {
@@ -132,7 +134,7 @@ export function registerJobRoutes(app: App, context: AppContext): void {
         prompt: request.body.prompt,
       });
       if (job.status === 'active') context.onJobQueued?.(job.id);
-      return reply.code(202).send(job);
+      return reply.code(200).send(job);
     },
   );
 

@@ -2,7 +2,8 @@
 // the sum per rollup key, with a writer stand-in whose submit resolves at once, so neither the
 // database nor HTTP is measured. The baseline is JSON.parse of the same bodies in the same run:
 // the work Fastify does on every request before ingestBatch sees it, so the ratio says how the
-// records' own cost compares with the cost of merely receiving them.
+// records' own cost compares with the cost of merely receiving them. The JSON depth limit every
+// body is held to at parse time (src/http/request-text.ts) is timed apart and printed too.
 //
 // The bodies are bench/ingest.ts's, "docs" mix (bench/lib/ingest-bodies.ts): 2,000 pages with
 // Zipf popularity, 70% browsers, 20% AI agents, 10% other bots, 500 records per batch.
@@ -10,6 +11,7 @@
 // Run: node bench/ingest-cpu.ts [--seconds N]   (prints one `figure:` line)
 
 import { parseArgs } from 'node:util';
+import { exceedsJsonDepth } from '../src/http/request-text.ts';
 import { createClassificationContext } from '../src/modules/analytics/classification/context.ts';
 import type { GroupCommitWriter } from '../src/modules/analytics/ingest/group-commit.ts';
 import { ingestBatch } from '../src/modules/analytics/ingest/ingest-batch.ts';
@@ -38,8 +40,9 @@ const deps = { writer, classification: createClassificationContext(), now: Date.
  * Parses each body and hands it to ingestBatch at once, as the endpoint does (so the records are
  * fresh in the CPU's caches), timing the two apart. Returns records per second of each.
  */
-async function measure(seconds: number): Promise<{ parse: number; ingest: number }> {
+async function measure(seconds: number): Promise<{ parse: number; check: number; ingest: number }> {
   let parseNs = 0;
+  let checkNs = 0;
   let ingestNs = 0;
   let records = 0;
   const start = process.hrtime.bigint();
@@ -48,26 +51,33 @@ async function measure(seconds: number): Promise<{ parse: number; ingest: number
       const t0 = process.hrtime.bigint();
       const items = JSON.parse(body) as unknown[];
       const t1 = process.hrtime.bigint();
-      await ingestBatch('bench-project', items, deps);
+      if (exceedsJsonDepth(items)) throw new Error('a bench body is nested too deep');
       const t2 = process.hrtime.bigint();
+      await ingestBatch('bench-project', items, deps);
+      const t3 = process.hrtime.bigint();
       parseNs += Number(t1 - t0);
-      ingestNs += Number(t2 - t1);
+      checkNs += Number(t2 - t1);
+      ingestNs += Number(t3 - t2);
     }
     records += recordsPerPass;
   }
-  return { parse: (records / parseNs) * 1e9, ingest: (records / ingestNs) * 1e9 };
+  return {
+    parse: (records / parseNs) * 1e9,
+    check: (records / checkNs) * 1e9,
+    ingest: (records / ingestNs) * 1e9,
+  };
 }
 
 // Warm-up: fills the caches and lets the JIT settle before anything is timed.
 await measure(1);
 // The best of a few rounds: other processes on the machine only ever slow a round down.
-let best = { parse: 0, ingest: 0 };
+let best = { parse: 0, check: 0, ingest: 0 };
 for (let round = 0; round < 4; round++) {
   const rates = await measure(SECONDS / 4);
   if (rates.ingest > best.ingest) best = rates;
 }
 if (submittedViews === 0) throw new Error('the benchmark did no work');
 console.log(
-  `per record: ingestBatch ${(1e6 / best.ingest).toFixed(3)} µs, JSON.parse ${(1e6 / best.parse).toFixed(3)} µs`,
+  `per record: ingestBatch ${(1e6 / best.ingest).toFixed(3)} µs, JSON.parse ${(1e6 / best.parse).toFixed(3)} µs, depth check ${(1e6 / best.check).toFixed(3)} µs`,
 );
 console.log(figureLine('ingest_cpu_records_per_s', best.ingest, '/s', best.parse));

@@ -21,6 +21,7 @@ import { installErrorHandling } from './error-handler.ts';
 import { registerHealthRoutes } from './health.ts';
 import { registerOpenApi } from './openapi.ts';
 import { checkQueryText, queryTextRulesOf } from './query-text.ts';
+import { checkFormText, checkUrlText, jsonValueError, jsonValueProblem } from './request-text.ts';
 import { validatorCompiler } from './validation.ts';
 
 export interface BuildAppOptions extends AppContext {
@@ -69,15 +70,22 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   // POST .../cancel and .../archive take no body; clients often still send Content-Type:
   // application/json with an empty body, which Fastify's parser refuses. Empty means "no body";
   // routes that need one say so through their schema.
+  // Every JSON body is also held to request-text.ts's limits (depth, NUL) as it is parsed.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text.trim() === '') return done(null, undefined);
-    parseJson(request, text, done);
+    parseJson(request, text, (error, value) => {
+      if (error) return done(error);
+      const problem = jsonValueProblem(value, text);
+      done(problem === null ? null : jsonValueError(problem), value);
+    });
   });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Before authentication, which may look the project up.
+    checkUrlText(request);
     if (isApiPath(request.url) && request.routeOptions.url !== undefined) {
       await authenticate(context.db, request);
     }
@@ -91,6 +99,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     const existing = route.preValidation;
     route.preValidation = [...(existing ? [existing].flat() : []), checkQueryText(rules)];
   });
+
+  app.addHook('preValidation', async (request) => checkFormText(request));
 
   installErrorHandling(app);
   await registerOpenApi(app, context.config.publicUrl);

@@ -35,7 +35,18 @@ export function installErrorHandling(app: App): void {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    send(request, reply, toAppError(error, request));
+    let answer: AppError;
+    try {
+      answer = toAppError(error, request);
+    } catch (fault) {
+      // Describing the error failed (it should not): still answer in the contract's shape,
+      // never with Fastify's fallback body, which quotes the fault's message.
+      answer = httpErrors.internal_error(
+        `Internal server error. Quote request id ${request.id} when reporting it.`,
+        { cause: fault },
+      );
+    }
+    send(request, reply, answer);
   });
 }
 
@@ -121,7 +132,7 @@ function validationError(error: FastifyError, request: FastifyRequest): AppError
     }
     if (missing) return { location, name, message: `${what} "${name}" is required.` };
     const given = source?.[name.split('.')[0]!];
-    const got = given === undefined ? '' : `; got ${JSON.stringify(truncate(given))}`;
+    const got = given === undefined ? '' : `; got ${shown(given)}`;
     return { location, name, message: `${what} "${name}" ${v.message}${got}.` };
   });
   const message = details.map((d) => d.message).join(' ');
@@ -130,6 +141,13 @@ function validationError(error: FastifyError, request: FastifyRequest): AppError
     : httpErrors.invalid_parameter(message, { details });
 }
 
-function truncate(value: unknown): unknown {
-  return typeof value === 'string' && value.length > 100 ? `${value.slice(0, 100)}...` : value;
+/**
+ * What the client sent, for a message: scalars as JSON (long strings cut), arrays and objects by
+ * their kind only, so a huge or deeply nested value never reaches JSON.stringify.
+ */
+function shown(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  const scalar = typeof value === 'string' && value.length > 100 ? `${value.slice(0, 100)}...` : value;
+  return JSON.stringify(scalar) ?? String(value);
 }

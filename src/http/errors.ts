@@ -34,6 +34,16 @@ export const httpErrors = defineErrors({
     status: 400,
     description: 'The body is not valid JSON, or is empty where JSON is required.',
   },
+  json_too_deep: {
+    status: 400,
+    description:
+      'The JSON body nests arrays and objects more than 64 levels deep (an NDJSON line that does is rejected alone, as invalid_json).',
+  },
+  nul_character: {
+    status: 400,
+    description:
+      'A path or query parameter (%00), a JSON string (\\u0000) or a form field contains the NUL character, which text cannot hold; details name where.',
+  },
   invalid_header: { status: 400, description: 'A request header is malformed; the message names it.' },
   idempotency_key_reused: {
     status: 422,

@@ -185,7 +185,8 @@ function encodeCursor(jobId: string): string {
 function decodeCursor(cursor: string): string {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown };
-    if (typeof parsed.after === 'string') return parsed.after;
+    // A NUL cannot be in a job id, and PostgreSQL would refuse to compare with it.
+    if (typeof parsed.after === 'string' && !parsed.after.includes('\0')) return parsed.after;
   } catch {}
   throw invalidCursor();
 }

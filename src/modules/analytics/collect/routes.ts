@@ -10,6 +10,7 @@ import { Type } from 'typebox';
 import type { App, AppContext } from '../../../http/context.ts';
 import { httpErrors } from '../../../http/errors.ts';
 import { errorResponses } from '../../../http/openapi.ts';
+import { jsonValueError, jsonValueProblem } from '../../../http/request-text.ts';
 import { selectProject } from '../../projects/queries.ts';
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
 import { classifyRecord } from '../classification/pipeline.ts';
@@ -126,11 +127,14 @@ export function registerCollectRoutes(
       (_request, body, done) => {
         const text = (body as string).trim();
         if (text === '') return done(httpErrors.invalid_json('The body is empty; send {"path": "/page"}.'));
+        let value: unknown;
         try {
-          done(null, JSON.parse(text));
+          value = JSON.parse(text);
         } catch {
-          done(httpErrors.invalid_json('The body is not valid JSON; send {"path": "/page"}.'));
+          return done(httpErrors.invalid_json('The body is not valid JSON; send {"path": "/page"}.'));
         }
+        const problem = jsonValueProblem(value, text);
+        done(problem === null ? null : jsonValueError(problem), value);
       },
     );
 

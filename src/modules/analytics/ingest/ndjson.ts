@@ -1,5 +1,6 @@
 // NDJSON (application/x-ndjson): one JSON value per line. A line that does not parse becomes a
 // MalformedLine in its place, so only that record is rejected and the others keep their index.
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../../http/request-text.ts';
 import { MalformedLine } from './record-validation.ts';
 
 export interface NdjsonItems {
@@ -24,13 +25,22 @@ export function parseNdjson(text: string, limit: number): NdjsonItems {
     if (line === '') continue;
     lines++;
     if (lines > limit) continue;
+    let value: unknown;
     try {
-      items.push(JSON.parse(line));
+      value = JSON.parse(line);
     } catch (error) {
       // V8 adds its own position within the line, which reads oddly next to our line number.
       const reason = (error as Error).message.replace(/ \(line \d+ column \d+\)$/, '');
       items.push(new MalformedLine(lineNumber, reason));
+      continue;
     }
+    // A line nested too deep is refused alone, like a line that does not parse (a NUL is the
+    // record's own fault, found by record-validation.ts).
+    items.push(
+      exceedsJsonDepth(value)
+        ? new MalformedLine(lineNumber, `nested more than ${MAX_JSON_DEPTH} levels deep`)
+        : value,
+    );
   }
   return { items, lines };
 }

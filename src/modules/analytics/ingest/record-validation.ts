@@ -91,6 +91,12 @@ export function validateRecord(value: unknown, receivedAtMs: number): RecordChec
       return reject('invalid_field', `Field "${name}" must not contain the NUL character (\\u0000).`);
     }
   }
+  const headers = fields.headers as Record<string, string> | undefined;
+  for (const name in headers) {
+    if (name.includes('\0') || headers[name]!.includes('\0')) {
+      return reject('invalid_field', 'Field "headers" must not contain the NUL character (\\u0000).');
+    }
+  }
   if (isBlank(fields.url) && isBlank(fields.path)) {
     return reject('missing_path', 'Field "url" or "path" is required (a non-blank string).');
   }

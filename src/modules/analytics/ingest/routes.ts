@@ -7,6 +7,7 @@ import type { App, AppContext } from '../../../http/context.ts';
 import { httpErrors } from '../../../http/errors.ts';
 import { checkIdempotencyKey, requestHash } from '../../../http/idempotency.ts';
 import { errorResponses } from '../../../http/openapi.ts';
+import { exceedsJsonDepth, jsonValueError } from '../../../http/request-text.ts';
 import { validatorCompiler } from '../../../http/validation.ts';
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
 import { ingestErrors } from './errors.ts';
@@ -87,6 +88,18 @@ export function registerIngestRoutes(app: App, context: AppContext, options: Ing
         done(null, new NdjsonBody(parsed.items, parsed.lines));
       },
     );
+    // JSON arrays are held to the depth limit as every JSON body is, but a NUL is the fault of
+    // the one record holding it, rejected alone (record-validation.ts), as in NDJSON.
+    const parseJson = scope.getDefaultJsonParser('error', 'error');
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      const text = body as string;
+      if (text.trim() === '') return done(null, undefined);
+      parseJson(request, text, (error, value) => {
+        if (error) return done(error);
+        done(exceedsJsonDepth(value) ? jsonValueError('too_deep') : null, value);
+      });
+    });
     scope.addContentTypeParser('*', (request, _payload, done) => {
       const type = request.headers['content-type'];
       done(

@@ -1,6 +1,5 @@
 // Builds the HTTP application without listening, so tests drive it with inject() and the
 // server entry point adds listen() and shutdown around it.
-import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { installHttpMetrics } from '../metrics/http-metrics.ts';
@@ -18,6 +17,7 @@ import type { Logger } from '../util/logger.ts';
 import { authenticate, isApiPath } from './auth.ts';
 import type { App, AppContext } from './context.ts';
 import { installErrorHandling } from './error-handler.ts';
+import { answerFrameworkError, clientErrorHandler, newRequestId } from './framework-errors.ts';
 import { registerHealthRoutes } from './health.ts';
 import { registerOpenApi } from './openapi.ts';
 import { checkQueryText, queryTextRulesOf } from './query-text.ts';
@@ -54,10 +54,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   const metrics = shared ?? createMetrics();
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
+    genReqId: newRequestId,
     requestIdHeader: false, // never trust a client's id: it would let callers forge log lines
     bodyLimit: 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
+    // What the router and Node's parser refuse is answered in the error contract too.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: clientErrorHandler(logger as FastifyBaseLogger),
     // request.ip is the connection's address unless it is a listed proxy (config/trusted-proxies.ts).
     ...(trustedProxies && trustedProxies.length > 0 ? { trustProxy: [...trustedProxies] } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();

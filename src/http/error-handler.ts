@@ -30,7 +30,10 @@ export function installErrorHandling(app: App): void {
     send(
       request,
       reply,
-      httpErrors.route_not_found(`No route for ${request.method} ${request.url.split('?')[0]}.`),
+      // The path is not repeated: it may be long, or carry what its sender did not mean to show.
+      httpErrors.route_not_found(
+        `No route for ${request.method} at this path; /openapi.json lists the routes.`,
+      ),
     );
   });
 

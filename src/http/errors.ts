@@ -53,7 +53,25 @@ export const httpErrors = defineErrors({
   bad_request: {
     status: 400,
     description:
-      'The request is malformed in a way no more specific code covers (e.g. a bad Content-Length).',
+      'The request is malformed in a way no more specific code covers: not valid HTTP (a garbage request line, a malformed Content-Length or one the body does not match); the connection is closed.',
+  },
+  invalid_url: {
+    status: 400,
+    description:
+      'The URL path is not valid percent-encoding (a % not followed by two hex digits, or bytes that are not UTF-8).',
+  },
+  parameter_too_long: {
+    status: 414,
+    description: 'A path parameter is longer than 100 characters (no identifier is that long).',
+  },
+  headers_too_large: {
+    status: 431,
+    description:
+      'The request line and headers together exceed 16 KiB; most often the URL (its query) is too long.',
+  },
+  request_timeout: {
+    status: 408,
+    description: 'The request was not received in full in time; the connection is closed.',
   },
   body_too_large: { status: 413, description: 'The request body is larger than the route accepts.' },
   unsupported_media_type: {

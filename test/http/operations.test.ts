@@ -28,7 +28,7 @@ await forEachBackend('operations routes', ({ db }) => {
     assert.equal(res.statusCode, 404);
     const body = res.json();
     assert.equal(body.code, 'route_not_found');
-    assert.equal(body.error, 'No route for GET /v3/nothing.');
+    assert.equal(body.error, 'No route for GET at this path; /openapi.json lists the routes.');
     assert.match(body.requestId, /^req_[0-9a-f]{32}$/);
     assert.equal(res.headers['x-request-id'], body.requestId);
   });

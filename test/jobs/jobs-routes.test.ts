@@ -236,12 +236,53 @@ await forEachBackend('agent job routes', ({ db }) => {
     });
 
     test('status filter, default limit and bad parameters', async () => {
-      const active = await get('/jobs?status=active&limit=100');
-      assert.equal(active.statusCode, 200);
-      assert.ok(active.json().jobs.length > 0);
+      // A project of its own with more jobs than the default page, some of them cancelled, so a
+      // wrong default or a filter that lets other statuses through shows.
+      const s = await seedProject(db());
+      const url = `/v2/agent/${s.project.id}`;
+      const admin = { 'content-type': 'application/json', ...bearer(s.adminKey) };
+      const ids: string[] = [];
+      for (let i = 0; i < 23; i++) {
+        const res = await app.inject({
+          method: 'POST',
+          url: `${url}/job`,
+          headers: admin,
+          payload: { prompt: `job ${i}` },
+        });
+        assert.equal(res.statusCode, 201);
+        ids.push(res.json().id);
+      }
+      const cancelledIds = [ids[3]!, ids[17]!];
+      for (const id of cancelledIds) {
+        const res = await app.inject({
+          method: 'POST',
+          url: `${url}/job/${id}/cancel`,
+          headers: bearer(s.adminKey),
+        });
+        assert.equal(res.statusCode, 200);
+      }
+      const list = (query: string) => app.inject({ url: `${url}/jobs${query}`, headers: bearer(s.readKey) });
+
+      const failed = await list('?status=failed');
+      assert.equal(failed.statusCode, 200);
+      assert.deepEqual(
+        failed.json().jobs.map((j: { id: string }) => j.id),
+        [...cancelledIds].reverse(),
+      );
+      const active = await list('?status=active&limit=100');
+      assert.equal(active.json().jobs.length, 21);
       assert.ok(active.json().jobs.every((j: { status: string }) => j.status === 'active'));
-      const defaults = await get('/jobs');
-      assert.ok(defaults.json().jobs.length <= 20);
+
+      const defaults = (await list('')).json();
+      assert.equal(defaults.jobs.length, 20, 'the default page holds 20 jobs');
+      assert.equal(typeof defaults.nextCursor, 'string', 'and says more remain');
+      const rest = (await list(`?cursor=${defaults.nextCursor}`)).json();
+      assert.equal(rest.jobs.length, 3);
+      assert.equal(rest.nextCursor, null);
+      assert.deepEqual(
+        [...defaults.jobs, ...rest.jobs].map((j: { id: string }) => j.id),
+        [...ids].reverse(),
+      );
       for (const [query, name] of [
         ['status=done', 'status'],
         ['limit=0', 'limit'],

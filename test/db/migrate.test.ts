@@ -1,21 +1,37 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { createPostgresDatabase, forEachBackend } from '../helpers/databases.ts';
+import { actualSchema, declaredSchema, schemaDifferences } from './declared-schema.ts';
 
-const EXPECTED_TABLES = [
-  'api_keys',
-  'ingest_batches',
-  'job_events',
-  'job_prompts',
-  'jobs',
-  'page_views_hourly',
-  'projects',
-];
+test('the loader skips other files, and refuses duplicate numbers and names not like 0001_name.sql', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'docwright-migrations-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  for (const file of ['0010_c.sql', '0002_b.sql', '0001_a.sql', 'README.txt'])
+    writeFileSync(join(dir, file), '');
+  assert.deepEqual(
+    loadMigrations(dir).map((m) => `${m.version}_${m.name}`),
+    ['1_a', '2_b', '10_c'],
+  );
+  writeFileSync(join(dir, '0002_again.sql'), '');
+  assert.throws(() => loadMigrations(dir), /Two migrations have number 2/);
+  rmSync(join(dir, '0002_again.sql'));
+  for (const bad of ['3_short.sql', '0004_Upper.sql', '0004-dash.sql']) {
+    writeFileSync(join(dir, bad), '');
+    assert.throws(
+      () => loadMigrations(dir),
+      new RegExp(`must look like 0001_name\\.sql: ${bad.replace('.', '\\.')}`),
+    );
+    rmSync(join(dir, bad));
+  }
+});
 
-test('migration files have distinct, increasing numbers starting at 1', () => {
+test('the real files load in increasing order from 1', () => {
   const versions = loadMigrations().map((m) => m.version);
   assert.equal(versions[0], 1);
   for (let i = 1; i < versions.length; i++) assert.ok(versions[i]! > versions[i - 1]!, `${versions[i]}`);
@@ -38,12 +54,10 @@ test('PGlite: migrating twice applies each file once', async () => {
 });
 
 await forEachBackend('schema', ({ db }) => {
-  test('has the tables the modules use', async () => {
-    const rows = await db().query<{ table_name: string }>(
-      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
-    );
-    const names = rows.map((r) => r.table_name);
-    for (const t of EXPECTED_TABLES) assert.ok(names.includes(t), t);
+  test('has exactly the tables, columns and indexes the migration files declare', async () => {
+    const declared = declaredSchema(loadMigrations());
+    assert.ok(declared.columns.includes('jobs.prompt') && declared.indexes.length > 5, 'the files were read');
+    assert.deepEqual(schemaDifferences(declared, await actualSchema(db())), []);
   });
 
   test('hourly rollups refuse a time that is not on the hour, in any session time zone', async () => {
@@ -64,6 +78,27 @@ await forEachBackend('schema', ({ db }) => {
     await insertIn('Asia/Kolkata', '2025-01-01T10:00:00Z');
     await insertIn('UTC', '2025-01-01T11:00:00Z');
   });
+});
+
+test('PGlite: a database migrated without one of the files, or with them out of order, is told apart', async () => {
+  const all = loadMigrations();
+  const declared = declaredSchema(all);
+  const outcome = async (migrations: typeof all): Promise<string> => {
+    const db = await openPglite(null);
+    try {
+      await migrate(db, migrations);
+      return schemaDifferences(declared, await actualSchema(db)).join('; ');
+    } catch (error) {
+      return `migrate failed: ${(error as Error).message}`;
+    } finally {
+      await db.close();
+    }
+  };
+  for (const left of all) {
+    const differs = await outcome(all.filter((m) => m !== left));
+    assert.notEqual(differs, '', `leaving out ${left.version}_${left.name} went unnoticed`);
+  }
+  assert.notEqual(await outcome([...all].reverse()), '', 'applying the files newest first went unnoticed');
 });
 
 test('PostgreSQL: four processes migrating one empty database at once all succeed, each file applied once', async (t) => {

@@ -1,7 +1,18 @@
 // PGlite has no lock of its own: two processes opening one data directory silently lose writes.
 // So the process that opens it first writes a lockfile naming itself, and every other process
 // reads that file and stops with a message saying who holds the directory.
-import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  fstatSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -58,19 +69,118 @@ export function acquireDataDirLock(dataDir: string, command: string): DataDirLoc
     command,
     startedAt: new Date().toISOString(),
   };
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (createComplete(file, me)) return handle(file, me);
-    const holder = readRawHolder(file);
-    if (holder && isAlive(holder)) throw new DataDirLockedError(dataDir, holder);
+  for (let attempt = 0; attempt < TAKEOVER_ATTEMPTS; attempt++) {
+    if (createComplete(file, me)) {
+      removeTakeoverGuards(dataDir);
+      return handle(file, me);
+    }
+    const found = readLockFile(file);
+    if (found === null) continue; // released between our attempt and our read: try again
+    if (isAlive(found.holder)) throw new DataDirLockedError(dataDir, found.holder);
     // The holder died without cleaning up (kill -9, power loss): take the directory over.
-    // Removing and re-creating exclusively means that of two processes racing here, one wins.
-    try {
-      unlinkSync(file);
-    } catch {}
+    if (!removeStaleLock(dataDir, file, found)) sleep(TAKEOVER_WAIT_MS);
   }
   const holder = readRawHolder(file);
   if (holder) throw new DataDirLockedError(dataDir, holder);
   throw new Error(`Could not lock the data directory ${dataDir}`);
+}
+
+// A takeover in progress takes microseconds; these bound the wait for one whose taker is slow.
+const TAKEOVER_ATTEMPTS = 200;
+const TAKEOVER_WAIT_MS = 10;
+const GUARD_PREFIX = 'docwright.lock.takeover-';
+
+interface LockFile {
+  holder: LockHolder;
+  /** Identifies this very file: inode and content, so a new lock is never mistaken for it. */
+  identity: string;
+}
+
+/**
+ * Removes the stale lockfile `found`, unless someone else is already doing so or has done so.
+ * Deleting "the lockfile" is not safe on its own: of two processes that both saw the stale
+ * lock, the slower one would delete the lock the faster one had just created, and both would
+ * hold the directory. So a process first takes a guard named after this stale file's identity
+ * (created atomically: of all contenders exactly one gets it), re-reads the lockfile, and deletes
+ * it only when it is still that same stale file. Nothing else can replace a lockfile that exists
+ * (creation fails while it exists, and its dead holder will not rewrite it), so between the
+ * check and the unlink it stays the same file. A guard whose taker died mid-takeover is passed
+ * by taking the next guard in line (…-1, …-2, …).
+ */
+function removeStaleLock(dataDir: string, file: string, found: LockFile): boolean {
+  for (let generation = 1; ; generation++) {
+    const guard = join(dataDir, `${GUARD_PREFIX}${found.identity}-${generation}`);
+    const taker: LockHolder = {
+      pid: process.pid,
+      hostname: hostname(),
+      command: 'takeover',
+      startedAt: new Date().toISOString(),
+    };
+    if (createComplete(guard, taker)) {
+      const current = readLockFile(file);
+      if (current !== null && current.identity === found.identity) {
+        try {
+          unlinkSync(file);
+        } catch {}
+      }
+      // The stale file is gone for good (its identity never comes back), so the guard has done
+      // its work: whoever takes it after us finds a different lockfile and leaves it alone.
+      try {
+        unlinkSync(guard);
+      } catch {}
+      return true;
+    }
+    const other = readRawHolder(guard);
+    // Another process is taking over (or did, and left its guard): let it, and look again.
+    if (other === null || isAlive(other)) return false;
+  }
+}
+
+/**
+ * Once this process holds the lock, guards for stale lockfiles that are gone serve nobody; this
+ * clears those left by a process that died mid-takeover.
+ */
+function removeTakeoverGuards(dataDir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dataDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(GUARD_PREFIX)) continue;
+    try {
+      unlinkSync(join(dataDir, name));
+    } catch {}
+  }
+}
+
+function readLockFile(file: string): LockFile | null {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const { ino, dev } = fstatSync(fd);
+    const text = readFileSync(fd, 'utf8');
+    const identity = createHash('sha256').update(`${dev}:${ino}:${text}`).digest('hex').slice(0, 32);
+    try {
+      return { holder: JSON.parse(text) as LockHolder, identity };
+    } catch {
+      // An unreadable lockfile (a torn write from an old version, a disk error) has no live holder.
+      return { holder: { pid: 0, hostname: hostname(), command: 'unknown', startedAt: '' }, identity };
+    }
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function handle(file: string, me: LockHolder): DataDirLock {
@@ -143,6 +253,7 @@ function readRawHolder(file: string): LockHolder | null {
 function isAlive(holder: LockHolder): boolean {
   // A lock from another machine (a shared network disk) cannot be checked: treat it as held.
   if (holder.hostname !== hostname()) return true;
+  if (!Number.isInteger(holder.pid) || holder.pid <= 0) return false; // kill(0 or -n) means a group
   if (holder.pid === process.pid) return true;
   try {
     process.kill(holder.pid, 0);

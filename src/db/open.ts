@@ -1,6 +1,5 @@
 // Opens the configured database: PostgreSQL when DATABASE_URL is set, else the embedded PGlite
 // in the data directory (locked for this process), and brings its schema up to date.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config/config.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
@@ -8,6 +7,7 @@ import type { Database } from './database.ts';
 import { migrate } from './migrate.ts';
 import { openPglite } from './pglite.ts';
 import { openPostgres } from './postgres.ts';
+import { ensurePrivateDir } from './private-dir.ts';
 
 export interface OpenedDatabase {
   db: Database;
@@ -20,12 +20,12 @@ export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir'>,
   command: string,
 ): Promise<OpenedDatabase> {
+  ensurePrivateDir(config.dataDir);
   if (config.databaseUrl !== null) {
     const db = await openPostgres(config.databaseUrl);
     await migrate(db);
     return { db, lock: null, close: () => db.close() };
   }
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const lock = acquireDataDirLock(config.dataDir, command);
   try {
     const db = await openPglite(join(config.dataDir, 'pgdata'));

@@ -1,6 +1,5 @@
 // `docwright serve`: opens the database, starts the HTTP API, and on the embedded database also
 // a control socket through which the CLI's admin commands reach the database this process holds.
-import { chmodSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Config } from '../config/config.ts';
@@ -75,9 +74,6 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
   };
 
   try {
-    // The directory holds the database, the secret key and the control socket: owner only.
-    if (lock !== null) chmodSync(config.dataDir, 0o700);
-
     // One registry for the process: the API and the worker beside it report into the same one.
     const metrics = createMetrics({ processMetrics: true });
     const jobListeners: ((jobId: string) => void)[] = [];

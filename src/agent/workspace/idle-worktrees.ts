@@ -117,7 +117,7 @@ export async function parkWorktree(
   if (pool.max <= 0 || (await entries(pool)).length >= pool.max) return false;
   const idle = join(pool.dir, `${pool.key}.${Date.now().toString(36)}-${basename(path)}.${restCommit}`);
   try {
-    await mkdir(pool.dir, { recursive: true });
+    await mkdir(pool.dir, { recursive: true, mode: 0o700 });
     await runGit(context, ['clean', '-ffdxq'], { cwd: path, action: 'cleaning the worktree' });
     await runGit(context, ['checkout', '--quiet', '--force', '--detach', restCommit], {
       cwd: path,

@@ -136,7 +136,7 @@ async function cloneMirror(
   refspecs: string[],
 ) {
   const cacheDir = join(mirrorPath, '..');
-  await mkdir(cacheDir, { recursive: true });
+  await mkdir(cacheDir, { recursive: true, mode: 0o700 });
   const building = `${mirrorPath}.new-${process.pid}`;
   await rm(building, { recursive: true, force: true });
   try {

@@ -123,8 +123,8 @@ export class Workspaces {
     const lockPath = lockPathFor(mirrorPath);
     const path = join(this.worktreesDir, input.jobId);
     const pool = idlePoolFor(this.worktreesDir, mirrorPath, this.idleWorktrees);
-    await mkdir(this.cacheDir, { recursive: true });
-    await mkdir(this.worktreesDir, { recursive: true });
+    await mkdir(this.cacheDir, { recursive: true, mode: 0o700 });
+    await mkdir(this.worktreesDir, { recursive: true, mode: 0o700 });
     void sweepTrash(this.worktreesDir);
 
     const { cloned, baseCommit, mark } = await withMirrorLock(

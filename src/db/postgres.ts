@@ -44,33 +44,109 @@ export async function openPostgres(
     exec: base.exec,
     async transaction(fn) {
       const c = await pool.connect();
+      // pg-pool stops listening for a client's errors while it is checked out: a connection that
+      // drops between two statements of the transaction would emit 'error' with no listener,
+      // which ends the process. Listened to here, the failure reaches fn's next statement (or
+      // COMMIT) as a rejected query instead, and the broken client is discarded, not reused.
+      let broken: Error | null = null;
+      const onError = (error: Error) => {
+        broken ??= error;
+      };
+      c.on('error', onError);
       try {
         await c.query('BEGIN');
         const result = await fn(queryable(c));
         await c.query('COMMIT');
         return result;
       } catch (error) {
-        await c.query('ROLLBACK').catch(() => {});
+        await c.query('ROLLBACK').catch((rollbackError: Error) => {
+          broken ??= rollbackError;
+        });
         throw error;
       } finally {
-        c.release();
+        c.off('error', onError);
+        c.release(broken ?? undefined);
       }
     },
-    async listen(channel, onNotify) {
-      // A dedicated connection outside the pool: LISTEN belongs to one session.
-      const c = new pg.Client({ connectionString, options: '-c TimeZone=UTC' });
-      c.on('error', () => {});
-      await c.connect();
-      c.on('notification', (message) => {
-        if (message.channel === channel) onNotify(message.payload ?? '');
-      });
-      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-      return async () => {
-        await c.end().catch(() => {});
-      };
-    },
+    listen: (channel, onNotify) => listenReconnecting(connectionString, channel, onNotify),
     async close() {
       await pool.end();
     },
+  };
+}
+
+// How long a lost LISTEN connection waits before it connects again: doubling up to the cap.
+const LISTEN_RETRY_FIRST_MS = 250;
+const LISTEN_RETRY_MAX_MS = 10_000;
+
+/**
+ * LISTEN on a dedicated connection outside the pool (LISTEN belongs to one session) that connects
+ * again, and listens again, whenever it is lost, until stopped. Notifications sent while it was
+ * away are gone: every listener here also polls, so they are late, never lost.
+ */
+async function listenReconnecting(
+  connectionString: string,
+  channel: string,
+  onNotify: (payload: string) => void,
+): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | null = null;
+  let retryTimer: NodeJS.Timeout | null = null;
+  let delay = LISTEN_RETRY_FIRST_MS;
+
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString, options: '-c TimeZone=UTC' });
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      if (client === c) client = null;
+      c.end().catch(() => {});
+      scheduleReconnect();
+    };
+    c.on('error', onLost);
+    c.on('end', onLost);
+    c.on('notification', (message) => {
+      if (message.channel === channel) onNotify(message.payload ?? '');
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    } catch (error) {
+      onLost();
+      throw error;
+    }
+    if (stopped || lost) {
+      await c.end().catch(() => {});
+      return;
+    }
+    client = c;
+    delay = LISTEN_RETRY_FIRST_MS;
+  };
+
+  const scheduleReconnect = () => {
+    if (stopped || retryTimer !== null) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      connect().catch(() => {}); // a failure schedules the next try itself
+    }, delay);
+    delay = Math.min(delay * 2, LISTEN_RETRY_MAX_MS);
+  };
+
+  // The first connection must work: a caller starting up learns at once that the server is away.
+  try {
+    await connect();
+  } catch (error) {
+    stopped = true;
+    if (retryTimer !== null) clearTimeout(retryTimer);
+    throw error;
+  }
+  return async () => {
+    stopped = true;
+    if (retryTimer !== null) clearTimeout(retryTimer);
+    retryTimer = null;
+    const c = client;
+    client = null;
+    await c?.end().catch(() => {});
   };
 }

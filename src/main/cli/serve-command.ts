@@ -5,6 +5,7 @@ import { loadConfig } from '../../config/config.ts';
 import { createLogger } from '../../util/logger.ts';
 import { schemaStatus } from '../commands/schema-status.ts';
 import { openWhenFree } from '../open-when-free.ts';
+import { surviveDatabaseOutages } from '../outage-guard.ts';
 import { closeOnSignals } from '../shutdown.ts';
 import { print } from './output.ts';
 
@@ -25,6 +26,7 @@ export function registerServeCommand(program: Command): void {
     .action(async () => {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
+      surviveDatabaseOutages(logger);
       // Loaded here, not at the top: the HTTP stack would slow every other command's start.
       const { serve } = await import('../serve.ts');
       const starting = serve(config, { logger });

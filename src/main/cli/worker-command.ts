@@ -7,6 +7,7 @@ import { startMetricsServer } from '../../metrics/metrics-server.ts';
 import { createMetrics } from '../../metrics/registry.ts';
 import { createLogger } from '../../util/logger.ts';
 import { openWhenFree } from '../open-when-free.ts';
+import { surviveDatabaseOutages } from '../outage-guard.ts';
 import { closeOnSignals } from '../shutdown.ts';
 
 export function registerWorkerCommand(program: Command): void {
@@ -26,12 +27,18 @@ export function registerWorkerCommand(program: Command): void {
     .action(async () => {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
+      surviveDatabaseOutages(logger);
       const opened = await openWhenFree(config, 'worker');
       const { createJobWorker, WORKER_STOP_GRACE_MS } = await import('../job-worker.ts');
       const metrics = createMetrics({ processMetrics: true });
       const worker = createJobWorker(opened.db, config, logger, metrics);
       let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
+      // The worker runs until it is stopped. Its poll timer does not hold the process open, and
+      // while the database is away no connection does either: without this, an outage would
+      // end the process quietly with exit code 0.
+      const keepAlive = setInterval(() => {}, 1 << 30);
       closeOnSignals(async () => {
+        clearInterval(keepAlive);
         try {
           await worker.stop(WORKER_STOP_GRACE_MS);
           await metricsServer?.close();

@@ -7,7 +7,9 @@
 // notification cannot: leases that ran out because a worker died.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../../db/database.ts';
+import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { Logger } from '../../util/logger.ts';
 import { scrubSecrets } from '../../util/logger.ts';
 import { getProject } from '../projects/service.ts';
@@ -24,6 +26,10 @@ import {
   selectRunEvents,
   updateJobBranch,
 } from './worker-queries.ts';
+
+/** Waits between tries to write an outcome while the database is away: doubling up to the cap. */
+const OUTCOME_RETRY_FIRST_MS = 250;
+const OUTCOME_RETRY_MAX_MS = 5000;
 
 export interface WorkerOptions {
   db: Database;
@@ -179,6 +185,11 @@ export class JobWorker {
     this.running.set(job.id, run);
     run.done = (previous?.done ?? Promise.resolve())
       .then(() => this.execute(job, run))
+      .catch((error: unknown) => {
+        // Only the database can fail here (the runner's own failures are outcomes): the lease
+        // runs out and the job is taken again. A rejection left unhandled would end the process.
+        this.options.logger.error({ err: error, jobId: job.id }, 'job run ended without its outcome');
+      })
       .finally(() => {
         if (this.running.get(job.id) === run) this.running.delete(job.id);
         this.nudge();
@@ -238,6 +249,16 @@ export class JobWorker {
         deferCleanup,
       });
     } catch (error) {
+      if (run.abortReason === null && isDatabaseUnavailable(error)) {
+        // The database went away under the run: an outage, not the job's fault. The job goes
+        // back to the queue without using up a try (or, if the database is still away, its
+        // lease runs out), and runs again once the database is back.
+        clearInterval(heartbeat);
+        log.warn({ err: error }, 'database unavailable during the run; the job goes back to the queue');
+        const released = await releaseJob(db, job.id, this.id).catch(() => false);
+        if (released) await notifyJobQueued(db, job.id).catch(() => {});
+        return;
+      }
       if (run.abortReason === null) log.error({ err: error }, 'job runner failed unexpectedly');
       result = {
         status: 'failed',
@@ -262,8 +283,53 @@ export class JobWorker {
       log.info({ reason: run.abortReason }, 'job run stopped');
       return; // cancelled (the cancel already wrote the outcome) or taken over by another worker
     }
-    // The outcome and its event are written together, or not at all.
-    const finished = await db.transaction(async (tx) => {
+    const finished = await this.recordOutcome(job, result, log);
+    if (finished === 'unwritten') return;
+    if (!finished) {
+      log.warn('job changed while running (cancelled or lease lost); outcome not written');
+      return;
+    }
+    log.info({ status: result.status }, 'job finished');
+    this.options.observer?.finished({
+      status: result.status,
+      code: result.status === 'failed' ? result.code : null,
+      usage: result.usage ?? null,
+    });
+  }
+
+  /**
+   * Writes the outcome and its event together, or not at all. While the database cannot be
+   * reached it tries again, for as long as the lease would have lasted; after that the lease has
+   * run out and the job is run again (a new attempt), so nothing is left `active` for good.
+   */
+  private async recordOutcome(
+    job: Awaited<ReturnType<typeof claimNextJob>> & object,
+    result: JobRunResult,
+    log: Logger,
+  ): Promise<boolean | 'unwritten'> {
+    const deadline = Date.now() + this.options.leaseMs;
+    for (let wait = OUTCOME_RETRY_FIRST_MS; ; wait = Math.min(wait * 2, OUTCOME_RETRY_MAX_MS)) {
+      try {
+        return await this.writeOutcome(job, result);
+      } catch (error) {
+        if (!isDatabaseUnavailable(error) || this.stopping || Date.now() + wait > deadline) {
+          log.error(
+            { err: error },
+            'could not write the job outcome; the job runs again once its lease runs out',
+          );
+          return 'unwritten';
+        }
+        log.warn({ err: error }, 'database unavailable while writing the job outcome; retrying');
+        await sleep(wait);
+      }
+    }
+  }
+
+  private async writeOutcome(
+    job: Awaited<ReturnType<typeof claimNextJob>> & object,
+    result: JobRunResult,
+  ): Promise<boolean> {
+    const finished = await this.options.db.transaction(async (tx) => {
       const row = await finishJob(tx, job.id, this.id, {
         status: result.status,
         prLink: result.prLink ?? null,
@@ -285,16 +351,7 @@ export class JobWorker {
       );
       return row;
     });
-    if (!finished) {
-      log.warn('job changed while running (cancelled or lease lost); outcome not written');
-      return;
-    }
-    log.info({ status: result.status }, 'job finished');
-    this.options.observer?.finished({
-      status: result.status,
-      code: result.status === 'failed' ? result.code : null,
-      usage: result.usage ?? null,
-    });
+    return finished !== null;
   }
 }
 

@@ -53,7 +53,9 @@ export class JobEventHub {
       current?.delete(entry);
       if (current?.size === 0) this.subscribers.delete(jobId);
       this.count--;
-      this.settle();
+      // Nobody waits on this one: a failure (a LISTEN started meanwhile for a new subscriber,
+      // with the database away) is that subscriber's to see, never an unhandled rejection.
+      this.settle().catch(() => {});
     };
     try {
       await this.settle();

@@ -1,6 +1,7 @@
 // PostgreSQL going away under load, for the real processes: `docwright serve` and `docwright
 // worker` reach the database through a TCP proxy that the test cuts (every connection reset, new
-// ones refused) again and again while clients ingest page views and create jobs. Neither process
+// ones refused) again and again while clients ingest page views and create jobs; and again with
+// PostgreSQL itself ending their sessions (pg_terminate_backend). Neither process
 // may exit; requests caught by a cut answer 503 (database_unavailable, or ingest_unavailable for
 // page views that were not committed) with Retry-After; once the network is back both work again
 // without a restart, and every page view that got a 202 is counted.
@@ -155,130 +156,161 @@ const plainLines = (output: string) =>
 const alive = (child: { exitCode: number | null; signalCode: NodeJS.Signals | null }) =>
   child.exitCode === null && child.signalCode === null;
 
-describe('PostgreSQL cut again and again under load', { skip }, () => {
-  let database: { url: string; drop: () => Promise<void> };
-  let proxy: TcpProxy;
-  const dataDirs = [tempDataDir(), tempDataDir()];
-  let server: ServerProcess | null = null;
-  let worker: WorkerProcess | null = null;
+/** The ways of breaking the database: the network between, and the server ending the sessions. */
+const BREAKAGES: {
+  name: string;
+  breakOnce: (proxy: TcpProxy, databaseUrl: string, round: number) => Promise<void>;
+}[] = [
+  {
+    name: 'the network to PostgreSQL is cut (every connection reset, new ones refused for a while)',
+    async breakOnce(proxy, _databaseUrl, round) {
+      proxy.cut();
+      await sleep(200 + 100 * (round % 3));
+      proxy.restore();
+    },
+  },
+  {
+    name: "PostgreSQL ends docwright's sessions (pg_terminate_backend)",
+    async breakOnce(_proxy, databaseUrl) {
+      const admin = new pg.Client({ connectionString: databaseUrl });
+      await admin.connect();
+      try {
+        await admin.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        );
+      } finally {
+        await admin.end();
+      }
+    },
+  },
+];
 
-  before(async () => {
-    if (unreachable) throw new Error(`${unreachable}; CI=true requires it`);
-    database = await createPostgresDatabase();
-    const real = new URL(database.url);
-    proxy = await startTcpProxy({ host: real.hostname, port: Number(real.port || 5432) });
-  });
-  after(async () => {
-    proxy?.restore();
-    if (server && alive(server.child)) await server.stop('SIGKILL');
-    if (worker && alive(worker.child)) await worker.stop('SIGKILL');
-    await proxy?.close();
-    await database?.drop();
-    for (const dir of dataDirs) rmSync(dirname(dir), { recursive: true, force: true });
-  });
+for (const { name, breakOnce: breakWith } of BREAKAGES)
+  describe(`PostgreSQL broken again and again under load: ${name}`, { skip }, () => {
+    let database: { url: string; drop: () => Promise<void> };
+    let proxy: TcpProxy;
+    const dataDirs = [tempDataDir(), tempDataDir()];
+    let server: ServerProcess | null = null;
+    let worker: WorkerProcess | null = null;
 
-  test('serve and worker stay up, answer 503 meanwhile, recover, and lose no acknowledged view', async () => {
-    const through = new URL(database.url);
-    through.host = `127.0.0.1:${proxy.port}`;
-    const common = {
-      DATABASE_URL: through.toString(),
-      DOCWRIGHT_SECRET_KEY: randomBytes(32).toString('hex'),
-      DOCWRIGHT_JOB_RATE_LIMIT: '1000000',
-      // Jobs fail at once (no model key): a stream of outcomes for the worker to write.
-      DOCWRIGHT_MODEL: 'openai:gpt-test',
-    };
-    server = await startServer(
-      cliEnv({ ...common, DOCWRIGHT_DATA_DIR: dataDirs[0]!, DOCWRIGHT_WORKER: 'false' }),
-    );
-    worker = await startWorkerProcess(cliEnv({ ...common, DOCWRIGHT_DATA_DIR: dataDirs[1]! }));
-    const printed = firstStartCredentials(server.stdout());
-    assert.ok(printed, server.stdout());
-    const credentials = { projectId: printed.projectId, key: printed.key };
+    before(async () => {
+      if (unreachable) throw new Error(`${unreachable}; CI=true requires it`);
+      database = await createPostgresDatabase();
+      const real = new URL(database.url);
+      proxy = await startTcpProxy({ host: real.hostname, port: Number(real.port || 5432) });
+    });
+    after(async () => {
+      proxy?.restore();
+      if (server && alive(server.child)) await server.stop('SIGKILL');
+      if (worker && alive(worker.child)) await worker.stop('SIGKILL');
+      await proxy?.close();
+      await database?.drop();
+      for (const dir of dataDirs) rmSync(dirname(dir), { recursive: true, force: true });
+    });
 
-    const tally: Tally = {
-      ackedViews: 0,
-      acks: 0,
-      refusedViews: 0,
-      jobsCreated: [],
-      refusals: new Map(),
-      unexpected: [],
-    };
-    let running = true;
-    const s = server;
-    const w = worker;
-    const load = [
-      ...Array.from({ length: INGEST_CLIENTS }, (_, id) =>
-        ingestClient(s, credentials, id, tally, () => running && alive(s.child)),
-      ),
-      ...Array.from({ length: JOB_CLIENTS }, () =>
-        jobClient(s, credentials, tally, () => running && alive(s.child)),
-      ),
-    ];
-    const settled = Promise.allSettled(load);
-    try {
-      for (let cut = 0; cut < CUTS; cut++) {
-        // Cut while requests, commits and job outcomes are in full flow.
+    const breakOnce = (round: number) => breakWith(proxy, database.url, round);
+
+    test('serve and worker stay up, answer 503 meanwhile, recover, and lose no acknowledged view', async () => {
+      const through = new URL(database.url);
+      through.host = `127.0.0.1:${proxy.port}`;
+      const common = {
+        DATABASE_URL: through.toString(),
+        DOCWRIGHT_SECRET_KEY: randomBytes(32).toString('hex'),
+        DOCWRIGHT_JOB_RATE_LIMIT: '1000000',
+        // Jobs fail at once (no model key): a stream of outcomes for the worker to write.
+        DOCWRIGHT_MODEL: 'openai:gpt-test',
+      };
+      server = await startServer(
+        cliEnv({ ...common, DOCWRIGHT_DATA_DIR: dataDirs[0]!, DOCWRIGHT_WORKER: 'false' }),
+      );
+      worker = await startWorkerProcess(cliEnv({ ...common, DOCWRIGHT_DATA_DIR: dataDirs[1]! }));
+      const printed = firstStartCredentials(server.stdout());
+      assert.ok(printed, server.stdout());
+      const credentials = { projectId: printed.projectId, key: printed.key };
+
+      const tally: Tally = {
+        ackedViews: 0,
+        acks: 0,
+        refusedViews: 0,
+        jobsCreated: [],
+        refusals: new Map(),
+        unexpected: [],
+      };
+      let running = true;
+      const s = server;
+      const w = worker;
+      const load = [
+        ...Array.from({ length: INGEST_CLIENTS }, (_, id) =>
+          ingestClient(s, credentials, id, tally, () => running && alive(s.child)),
+        ),
+        ...Array.from({ length: JOB_CLIENTS }, () =>
+          jobClient(s, credentials, tally, () => running && alive(s.child)),
+        ),
+      ];
+      const settled = Promise.allSettled(load);
+      try {
+        for (let cut = 0; cut < CUTS; cut++) {
+          // Cut while requests, commits and job outcomes are in full flow.
+          const acks = tally.acks;
+          const jobs = tally.jobsCreated.length;
+          await until(
+            `progress before cut ${cut}`,
+            () =>
+              !alive(s.child) ||
+              !alive(w.child) ||
+              (tally.acks >= acks + 20 && tally.jobsCreated.length > jobs),
+          );
+          await breakOnce(cut);
+          if (!alive(s.child) || !alive(w.child)) break;
+        }
+        // After the last cut, both work again: views are acknowledged and jobs created.
         const acks = tally.acks;
         const jobs = tally.jobsCreated.length;
         await until(
-          `progress before cut ${cut}`,
-          () =>
-            !alive(s.child) ||
-            !alive(w.child) ||
-            (tally.acks >= acks + 20 && tally.jobsCreated.length > jobs),
+          'progress after the cuts',
+          () => !alive(s.child) || (tally.acks >= acks + 20 && tally.jobsCreated.length > jobs),
         );
-        proxy.cut();
-        await sleep(200 + 100 * (cut % 3));
-        proxy.restore();
-        if (!alive(s.child) || !alive(w.child)) break;
+      } finally {
+        running = false;
+        await settled;
       }
-      // After the last cut, both work again: views are acknowledged and jobs created.
-      const acks = tally.acks;
-      const jobs = tally.jobsCreated.length;
-      await until(
-        'progress after the cuts',
-        () => !alive(s.child) || (tally.acks >= acks + 20 && tally.jobsCreated.length > jobs),
+
+      assert.ok(alive(s.child), `docwright serve exited:\n${plainLines(s.stdout() + s.stderr())}`);
+      assert.ok(
+        alive(w.child),
+        `docwright worker exited (${w.child.exitCode ?? w.child.signalCode}):\n${plainLines(w.output())}`,
       );
-    } finally {
-      running = false;
-      await settled;
-    }
+      const results = await settled;
+      for (const result of results) {
+        if (result.status === 'rejected')
+          assert.fail(`a client failed at the transport level: ${result.reason}`);
+      }
+      assert.deepEqual(tally.unexpected, [], 'every refusal is a 503 with a known code and Retry-After');
+      assert.ok(
+        (tally.refusals.get('database_unavailable') ?? 0) + (tally.refusals.get('ingest_unavailable') ?? 0) >
+          0,
+        'the cuts were felt',
+      );
 
-    assert.ok(alive(s.child), `docwright serve exited:\n${plainLines(s.stdout() + s.stderr())}`);
-    assert.ok(
-      alive(w.child),
-      `docwright worker exited (${w.child.exitCode ?? w.child.signalCode}):\n${plainLines(w.output())}`,
-    );
-    const results = await settled;
-    for (const result of results) {
-      if (result.status === 'rejected')
-        assert.fail(`a client failed at the transport level: ${result.reason}`);
-    }
-    assert.deepEqual(tally.unexpected, [], 'every refusal is a 503 with a known code and Retry-After');
-    assert.ok(
-      (tally.refusals.get('database_unavailable') ?? 0) + (tally.refusals.get('ingest_unavailable') ?? 0) > 0,
-      'the cuts were felt',
-    );
+      // Every acknowledged view is counted. A refused batch may be counted too, in whole: when the
+      // connection drops after PostgreSQL committed but before it said so, docwright cannot know.
+      const total = await exportedTotal(s, credentials);
+      assert.ok(total >= tally.ackedViews, `${total} counted, ${tally.ackedViews} acknowledged`);
+      assert.ok(total <= tally.ackedViews + tally.refusedViews, `${total} counted, more than was sent`);
 
-    // Every acknowledged view is counted. A refused batch may be counted too, in whole: when the
-    // connection drops after PostgreSQL committed but before it said so, docwright cannot know.
-    const total = await exportedTotal(s, credentials);
-    assert.ok(total >= tally.ackedViews, `${total} counted, ${tally.ackedViews} acknowledged`);
-    assert.ok(total <= tally.ackedViews + tally.refusedViews, `${total} counted, more than was sent`);
-
-    // The worker took up work again: the last job created leaves `active` (it fails for want of a
-    // model key, which is an outcome written by the worker).
-    const last = tally.jobsCreated.at(-1)!;
-    let status = 'active';
-    const deadline = Date.now() + PROGRESS_TIMEOUT_MS;
-    while (status === 'active' && Date.now() < deadline) {
-      status = await jobStatus(s, credentials, last);
-      if (status === 'active') await sleep(200);
-    }
-    assert.notEqual(status, 'active', 'the worker ran the job created after the cuts');
-    assert.ok(
-      alive(w.child),
-      `docwright worker exited (${w.child.exitCode ?? w.child.signalCode}):\n${plainLines(w.output())}`,
-    );
+      // The worker took up work again: the last job created leaves `active` (it fails for want of a
+      // model key, which is an outcome written by the worker).
+      const last = tally.jobsCreated.at(-1)!;
+      let status = 'active';
+      const deadline = Date.now() + PROGRESS_TIMEOUT_MS;
+      while (status === 'active' && Date.now() < deadline) {
+        status = await jobStatus(s, credentials, last);
+        if (status === 'active') await sleep(200);
+      }
+      assert.notEqual(status, 'active', 'the worker ran the job created after the cuts');
+      assert.ok(
+        alive(w.child),
+        `docwright worker exited (${w.child.exitCode ?? w.child.signalCode}):\n${plainLines(w.output())}`,
+      );
+    });
   });
-});

@@ -55,6 +55,20 @@ export async function releaseJob(db: Queryable, id: string, owner: string): Prom
   return rows.length > 0;
 }
 
+/**
+ * Hands a job back to the queue at once, its try counted: for a run interrupted by something that
+ * is not the job's fault but might be mistaken for it, so that at worst it uses up its tries.
+ */
+export async function requeueJob(db: Queryable, id: string, owner: string): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+      WHERE id = $1 AND lease_owner = $2 AND status = 'active'
+      RETURNING id`,
+    [id, owner],
+  );
+  return rows.length > 0;
+}
+
 export interface RunResultRow {
   status: 'completed' | 'failed';
   prLink: string | null;

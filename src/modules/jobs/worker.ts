@@ -21,6 +21,7 @@ import {
   finishJob,
   releaseJob,
   renewLease,
+  requeueJob,
   selectJobStatus,
   selectPrompts,
   selectRunEvents,
@@ -250,12 +251,14 @@ export class JobWorker {
       });
     } catch (error) {
       if (run.abortReason === null && isDatabaseUnavailable(error)) {
-        // The database went away under the run: an outage, not the job's fault. The job goes
-        // back to the queue without using up a try (or, if the database is still away, its
-        // lease runs out), and runs again once the database is back.
+        // The database went away under the run: an outage, not the job's fault, so no outcome
+        // is written. The job goes back to the queue (or, if the database is still away, its
+        // lease runs out) and runs again once the database is back. The try counts: an error
+        // that only looked like an outage (a reset connection elsewhere) ends, at worst, in
+        // worker_lost after DOCWRIGHT_JOB_MAX_ATTEMPTS, never in a loop.
         clearInterval(heartbeat);
         log.warn({ err: error }, 'database unavailable during the run; the job goes back to the queue');
-        const released = await releaseJob(db, job.id, this.id).catch(() => false);
+        const released = await requeueJob(db, job.id, this.id).catch(() => false);
         if (released) await notifyJobQueued(db, job.id).catch(() => {});
         return;
       }

@@ -1,5 +1,6 @@
 // What `docwright serve` prints for people, as plain text beside the JSON log lines. The admin key
-// appears only in the first-start banner, which is printed once and never logged.
+// and the setup link are secrets shown once: they are printed only to a terminal (see serve.ts);
+// elsewhere they go to an owner-only file and the banner names the file. They are never logged.
 import type { FirstStart } from './first-start.ts';
 
 const DEFAULT_URL = 'http://127.0.0.1:3000';
@@ -15,7 +16,8 @@ export function startBanner(info: { baseUrl: string; database: string }): string
   ].join('\n');
 }
 
-export function firstStartBanner(first: FirstStart, baseUrl: string): string {
+/** `cli` is how to run the docwright command here (see cli-command.ts). */
+export function firstStartBanner(first: FirstStart, baseUrl: string, cli: string): string {
   const lines = [
     '',
     'First start: created a demo project and an admin API key for it.',
@@ -28,7 +30,7 @@ export function firstStartBanner(first: FirstStart, baseUrl: string): string {
     '',
     `The demo project points at ${first.project.repositoryUrl}, which is only an example.`,
     'Point it at your docs repository with:',
-    `  docwright projects update ${first.project.id} --repository https://github.com/YOU/YOUR-DOCS`,
+    `  ${cli} projects update ${first.project.id} --repository https://github.com/YOU/YOUR-DOCS`,
     '',
     "Copy these lines into your shell to run the README's curl examples:",
   ];
@@ -56,7 +58,29 @@ export function setupLinkBanner(baseUrl: string, setupCode: string): string {
   ].join('\n');
 }
 
+/** Instead of the first-start banner when stdout is not a terminal. */
+export function firstStartFileNotice(file: string): string {
+  return [
+    '',
+    'First start: created a demo project and an admin API key for it. They are not printed here,',
+    'since this output is not a terminal (a log may keep it). They are in this file, readable by',
+    'this user only; store the key, then delete the file:',
+    `  ${file}`,
+    '',
+  ].join('\n');
+}
+
+/** Instead of the setup link when stdout is not a terminal. */
+export function setupLinkFileNotice(file: string): string {
+  return [
+    '',
+    "Set up the dashboard: the one-time link to create the owner account is in this file (this user's only):",
+    `  ${file}`,
+    '',
+  ].join('\n');
+}
+
 /** On later starts: how to get a key, since the first one is never shown again. */
-export function laterStartHint(): string {
-  return '\nNeed an API key? docwright keys create --project <projectId> (docwright projects list shows the ids)\n';
+export function laterStartHint(cli: string): string {
+  return `\nNeed an API key? ${cli} keys create --project <projectId> (${cli} projects list shows the ids)\n`;
 }

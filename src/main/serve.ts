@@ -8,7 +8,15 @@ import type { App } from '../http/context.ts';
 import { createMetrics } from '../metrics/registry.ts';
 import { createSetupToken } from '../modules/accounts/users.ts';
 import type { Logger } from '../util/logger.ts';
-import { firstStartBanner, laterStartHint, setupLinkBanner, startBanner } from './banner.ts';
+import {
+  firstStartBanner,
+  firstStartFileNotice,
+  laterStartHint,
+  setupLinkBanner,
+  setupLinkFileNotice,
+  startBanner,
+} from './banner.ts';
+import { cliCommand } from './cli-command.ts';
 import { classificationWithExtraLists } from './commands/agents-list.ts';
 import { ADMIN_COMMANDS } from './commands/registry.ts';
 import { type ControlSocket, startControlSocket } from './control/control-server.ts';
@@ -16,7 +24,12 @@ import { firstStart } from './first-start.ts';
 import { trackRequestsInFlight } from './in-flight.ts';
 import { ListenError } from './listen-error.ts';
 import { openWhenFree } from './open-when-free.ts';
+import { removeFile, writeOwnerOnlyFile } from './owner-only-file.ts';
 import { SERVE_EXTENSIONS, type ServeExtension } from './serve-extensions.ts';
+
+/** Where the shown-once secrets go, in the data directory, when stdout is not a terminal. */
+export const FIRST_START_FILE = 'first-start-key.txt';
+export const SETUP_LINK_FILE = 'dashboard-setup-link.txt';
 
 export interface RunningServer {
   /** The URL the API answers at (with the real port when PORT=0). */
@@ -31,12 +44,18 @@ export interface ServeOptions {
   logger: Logger;
   /** Where the banner goes: people read it on the console; it never goes through the logger. */
   print?: (text: string) => void;
+  /**
+   * Whether print reaches a person at a terminal (default: stdout is a TTY). Only then are the
+   * shown-once secrets printed; otherwise they go to owner-only files in the data directory.
+   */
+  terminal?: boolean;
   extensions?: readonly ServeExtension[];
 }
 
 export async function serve(config: Config, options: ServeOptions): Promise<RunningServer> {
   const { logger } = options;
   const print = options.print ?? ((text: string) => process.stdout.write(text));
+  const terminal = options.terminal ?? process.stdout.isTTY === true;
   const opened = await openWhenFree(config, 'serve');
   const { db, lock } = opened;
   const closers: (() => Promise<void>)[] = [];
@@ -132,18 +151,37 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
       config.databaseUrl === null
         ? `PGlite (embedded) in ${join(config.dataDir, 'pgdata')}`
         : 'PostgreSQL (DATABASE_URL)';
-    print(startBanner({ baseUrl, database }));
-    if (setupCode !== null) print(setupLinkBanner(baseUrl, setupCode));
-    print(first === null ? laterStartHint() : firstStartBanner(first, baseUrl));
+    const cli = cliCommand();
+    const banner = [startBanner({ baseUrl, database })];
+    if (setupCode === null) removeFile(config.dataDir, SETUP_LINK_FILE);
+    else if (terminal) banner.push(setupLinkBanner(baseUrl, setupCode));
+    else {
+      const file = writeOwnerOnlyFile(config.dataDir, SETUP_LINK_FILE, setupLinkBanner(baseUrl, setupCode));
+      banner.push(setupLinkFileNotice(file));
+    }
+    let firstStartFile: string | undefined;
+    if (first === null) banner.push(laterStartHint(cli));
+    else if (terminal) banner.push(firstStartBanner(first, baseUrl, cli));
+    else {
+      firstStartFile = writeOwnerOnlyFile(
+        config.dataDir,
+        FIRST_START_FILE,
+        firstStartBanner(first, baseUrl, cli),
+      );
+      banner.push(firstStartFileNotice(firstStartFile));
+    }
     logger.info(
       {
         url: baseUrl,
         docs: `${baseUrl}/docs`,
         database: config.databaseUrl === null ? 'pglite' : 'postgres',
         ...(first !== null ? { firstStartProjectId: first.project.id } : {}),
+        ...(firstStartFile !== undefined ? { firstStartFile } : {}),
       },
       'listening',
     );
+    // Last, and in one write, so the key is the last thing on the screen and never split by a log line.
+    print(banner.join(''));
 
     return {
       baseUrl,

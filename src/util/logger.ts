@@ -15,7 +15,15 @@ export function scrubSecrets(text: string): string {
   return out;
 }
 
-export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
+/**
+ * By default lines go to stdout synchronously, like process.stdout's own writes to a pipe or a
+ * file: a line logged before the start banner is printed before it, and none is lost on exit.
+ * Only a few lines a minute are logged at info (requests are at debug), so the cost is small.
+ */
+export function createLogger(
+  level: LogLevel,
+  destination: pino.DestinationStream = pino.destination({ dest: 1, sync: true }),
+): Logger {
   return pino(
     {
       level,

@@ -1,7 +1,7 @@
 // Runs the real `docwright` CLI (src/main/cli.ts) as child processes, each with its own data
 // directory on tmpfs and an environment that holds only what the test sets.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,7 +81,11 @@ export interface ServerProcess {
   exited: Promise<CliResult>;
 }
 
-/** Starts `docwright serve` and resolves once it logged `listening`. */
+/**
+ * Starts `docwright serve` and resolves once it logged `listening` and printed its banner. The
+ * banner comes after that log line in one write of less than PIPE_BUF bytes, which a pipe passes
+ * whole: once its first line is here, all of it is.
+ */
 export async function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
   const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -99,7 +103,7 @@ export async function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess
     }, COMMAND_TIMEOUT_MS);
     const look = () => {
       const line = logLines(out).find((l) => l.msg === 'listening');
-      if (line) {
+      if (line && out.includes('\ndocwright is running at ')) {
         clearTimeout(timer);
         child.stdout!.off('data', look);
         resolve(line.url as string);
@@ -138,10 +142,19 @@ export function textLines(stdout: string): string[] {
   return stdout.split('\n').filter((line) => !line.startsWith('{'));
 }
 
-/** The projectId and key of a first-start banner, or null when the output has none. */
+/**
+ * The projectId and key of a first start, or null when there was none. Without a terminal (as in
+ * the tests) serve writes the first-start banner to an owner-only file and logs its path.
+ */
 export function firstStartCredentials(stdout: string): { projectId: string; key: string } | null {
-  const project = /^ {2}export DOCWRIGHT_PROJECT=(prj_[0-9A-Za-z]+)$/m.exec(stdout);
-  const key = /^ {2}export DOCWRIGHT_API_KEY=(dw_[0-9A-Za-z]+)$/m.exec(stdout);
+  const file = logLines(stdout).find((l) => l.msg === 'listening')?.firstStartFile;
+  return typeof file === 'string' ? bannerCredentials(readFileSync(file, 'utf8')) : null;
+}
+
+/** The projectId and key in the export lines of a first-start banner, or null. */
+export function bannerCredentials(text: string): { projectId: string; key: string } | null {
+  const project = /^ {2}export DOCWRIGHT_PROJECT=(prj_[0-9A-Za-z]+)$/m.exec(text);
+  const key = /^ {2}export DOCWRIGHT_API_KEY=(dw_[0-9A-Za-z]+)$/m.exec(text);
   return project && key ? { projectId: project[1]!, key: key[1]! } : null;
 }
 

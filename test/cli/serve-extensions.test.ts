@@ -24,6 +24,7 @@ test('extensions start with the server, get queued jobs, and stop before the dat
   try {
     const server = await serve(config, {
       logger: createLogger('silent'),
+      terminal: true, // the tests read the key and the setup link from what is printed
       print: (text) => {
         printed += text;
       },

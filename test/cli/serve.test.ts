@@ -2,12 +2,15 @@
 // working key once, later starts never print it, the data directory belongs to the server, and
 // SIGTERM/SIGINT stop it cleanly.
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   apiGet,
+  bannerCredentials,
+  CLI,
   cliEnv,
   firstStartCredentials,
   logLines,
@@ -33,22 +36,36 @@ describe('docwright serve on PGlite', () => {
     rmSync(dirname(dataDir), { recursive: true, force: true });
   });
 
-  test('the first start prints a projectId and an admin key, once, with the docs URL', () => {
-    const found = firstStartCredentials(server.stdout());
-    assert.ok(found, `no export lines in:\n${server.stdout()}`);
-    credentials = found;
+  test('without a terminal, the first start writes its key to an owner-only file and prints only its path', () => {
+    const file = join(dataDir, 'first-start-key.txt');
     const text = textLines(server.stdout()).join('\n');
-    assert.match(text, new RegExp(`Project ID: +${credentials.projectId}`));
-    assert.match(text, new RegExp(`API key: +${credentials.key}`));
-    assert.match(text, /shown once: store it now/);
-    assert.ok(text.includes(`API docs:    ${server.url}/docs`), text);
-    assert.ok(text.includes(`docwright projects update ${credentials.projectId} --repository`), text);
+    assert.ok(text.includes(`  ${file}\n`), text);
+    assert.equal(logLines(server.stdout()).find((l) => l.msg === 'listening')?.firstStartFile, file);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    const found = firstStartCredentials(server.stdout());
+    assert.ok(found, `no export lines in ${file}`);
+    credentials = found;
+    const written = readFileSync(file, 'utf8');
+    assert.match(written, new RegExp(`Project ID: +${credentials.projectId}`));
+    assert.match(written, new RegExp(`API key: +${credentials.key}`));
+    assert.match(written, /shown once: store it now/);
+    assert.ok(written.includes(`API docs:    ${server.url}/docs`), written);
+    assert.ok(written.includes(`docwright projects update ${credentials.projectId} --repository`), written);
     assert.ok(text.includes(`Database:  PGlite (embedded) in ${join(dataDir, 'pgdata')}`), text);
-    assert.equal(
-      text.split(credentials.key).length - 1,
-      2,
-      'the key appears in the banner and its export line only',
-    );
+    assert.doesNotMatch(server.stdout(), /dw_[0-9A-Za-z]{38}/);
+    assert.doesNotMatch(server.stdout(), /#code=/);
+    // The dashboard's one-time setup link goes to a file of its own.
+    const setup = join(dataDir, 'dashboard-setup-link.txt');
+    assert.ok(text.includes(`  ${setup}\n`), text);
+    assert.equal(statSync(setup).mode & 0o777, 0o600);
+    assert.match(readFileSync(setup, 'utf8'), /\/app\/setup#code=[A-Za-z0-9_-]{43}\n/);
+  });
+
+  test('the banner comes after the log lines of the start, so it is the last thing printed', () => {
+    const lines = server.stdout().split('\n');
+    const listening = lines.findIndex((l) => l.startsWith('{') && JSON.parse(l).msg === 'listening');
+    const banner = lines.findIndex((l) => l.startsWith('docwright is running at '));
+    assert.ok(listening >= 0 && banner > listening, server.stdout());
   });
 
   test('the key never reaches the JSON logs or stderr', () => {
@@ -113,7 +130,14 @@ describe('docwright serve on PGlite', () => {
   test('SIGTERM stops the server with status 0, removes its socket and releases the data directory', async () => {
     const result = await server.stop('SIGTERM');
     assert.equal(result.code, 0, result.stderr);
-    assert.ok(logLines(result.stdout).some((l) => l.msg === 'stopped'));
+    const logs = logLines(result.stdout);
+    assert.ok(logs.some((l) => l.msg === 'stopped'));
+    // The tests above made requests; at the default level none was logged, so no request line
+    // scrolls the key off a terminal (they are logged at debug).
+    assert.deepEqual(
+      logs.filter((l) => l.msg === 'incoming request' || l.msg === 'request completed'),
+      [],
+    );
     assert.equal(existsSync(join(dataDir, 'docwright.lock')), false);
     assert.equal(existsSync(join(dataDir, 'control.sock')), false);
   });
@@ -172,6 +196,54 @@ test('a port in use is a clear error, and the first-start key is not spent on a 
     assert.deepEqual(JSON.parse((await runCli(['projects', 'list', '--json'], env)).stdout), []);
   } finally {
     blocker.close();
+    rmSync(dirname(dataDir), { recursive: true, force: true });
+  }
+});
+
+test('on a terminal, the first start prints the key and the setup link last, and writes no file', async (t) => {
+  if (spawnSync('script', ['--version']).status !== 0) {
+    t.skip('no script(1) from util-linux to give the server a terminal');
+    return;
+  }
+  const dataDir = tempDataDir();
+  // script(1) runs the server on a pseudo-terminal, so its stdout is a TTY as in an operator's shell.
+  const child = spawn('script', ['-qefc', `'${process.execPath}' '${CLI}' serve`, '/dev/null'], {
+    env: cliEnv({ DOCWRIGHT_DATA_DIR: dataDir }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (text: string) => (out += text));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const stopAll = () => {
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  };
+  const timer = setTimeout(stopAll, 60_000);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const look = () => {
+        if (/export DOCWRIGHT_API_KEY=dw_\w+\r?\n/.test(out)) resolve();
+      };
+      child.stdout!.on('data', look);
+      exited.then(() => reject(new Error(`serve exited before printing a key:\n${out}`)));
+    });
+    const text = out.replaceAll('\r\n', '\n');
+    const credentials = bannerCredentials(text);
+    assert.ok(credentials, text);
+    assert.match(text, new RegExp(`API key: +${credentials.key}`));
+    assert.match(text, /\/app\/setup#code=[A-Za-z0-9_-]{43}\n/);
+    assert.equal(existsSync(join(dataDir, 'first-start-key.txt')), false);
+    assert.equal(existsSync(join(dataDir, 'dashboard-setup-link.txt')), false);
+    // Nothing after the key's export line: it is the last thing on the screen.
+    assert.match(text, /export DOCWRIGHT_API_KEY=dw_\w+\n\n?$/);
+  } finally {
+    clearTimeout(timer);
+    stopAll();
+    await exited;
     rmSync(dirname(dataDir), { recursive: true, force: true });
   }
 });

@@ -64,6 +64,7 @@ export async function startServe(
   let printed = '';
   const server = await serve(config, {
     logger: createLogger('silent'),
+    terminal: true, // the tests read the setup link from what is printed
     print: (text) => {
       printed += text;
     },

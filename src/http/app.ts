@@ -21,6 +21,7 @@ import { answerFrameworkError, clientErrorHandler, newRequestId } from './framew
 import { registerHealthRoutes } from './health.ts';
 import { registerOpenApi } from './openapi.ts';
 import { checkQueryText, queryTextRulesOf } from './query-text.ts';
+import { DebugRequestLogController } from './request-log.ts';
 import { checkFormText, checkUrlText, jsonValueError, jsonValueProblem } from './request-text.ts';
 import { validatorCompiler } from './validation.ts';
 
@@ -56,6 +57,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: newRequestId,
     requestIdHeader: false, // never trust a client's id: it would let callers forge log lines
+    logController: new DebugRequestLogController(),
     bodyLimit: 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
     // What the router and Node's parser refuse is answered in the error contract too.

@@ -56,11 +56,13 @@ function halfSentJobRequest(server: ServerProcess, projectId: string, key: strin
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal} lets a request in flight finish, then exits 0`, async () => {
     const dataDir = tempDataDir();
-    const server = await startServer(cliEnv({ DOCWRIGHT_DATA_DIR: dataDir }));
+    const server = await startServer(cliEnv({ DOCWRIGHT_DATA_DIR: dataDir, LOG_LEVEL: 'debug' }));
     try {
       const { projectId, key } = firstStartCredentials(server.stdout())!;
       const inFlight = halfSentJobRequest(server, projectId, key);
       await logged(server, 'incoming request');
+      // Request lines are logged at debug (20), hence LOG_LEVEL=debug for these servers.
+      assert.equal(logLines(server.stdout()).find((l) => l.msg === 'incoming request')?.level, 20);
       server.child.kill(signal);
       await logged(server, 'shutting down');
       inFlight.finish();
@@ -80,7 +82,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 
 test('a second signal exits at once, without waiting for requests in flight', async () => {
   const dataDir = tempDataDir();
-  const server = await startServer(cliEnv({ DOCWRIGHT_DATA_DIR: dataDir }));
+  const server = await startServer(cliEnv({ DOCWRIGHT_DATA_DIR: dataDir, LOG_LEVEL: 'debug' }));
   try {
     const { projectId, key } = firstStartCredentials(server.stdout())!;
     const inFlight = halfSentJobRequest(server, projectId, key);

@@ -98,7 +98,7 @@ export const CONFIG_VARIABLES = {
     'PostgreSQL connection string (postgres://...). When set, the embedded PGlite database is not used.',
   DOCWRIGHT_SECRET_KEY:
     '32 bytes as 64 hex characters or base64; encrypts stored secrets. Generated into the data directory on the embedded default when absent; required with DATABASE_URL so that every process shares it.',
-  LOG_LEVEL: 'fatal, error, warn, info (default), debug, trace or silent.',
+  LOG_LEVEL: 'fatal, error, warn, info (default), debug (adds a line per HTTP request), trace or silent.',
   DOCWRIGHT_PUBLIC_URL: 'The URL users reach the server at, used in links (default http://HOST:PORT).',
   DOCWRIGHT_JOB_RATE_LIMIT:
     'Job creations plus follow-up messages allowed per project per sliding hour (default 100).',

@@ -99,6 +99,12 @@ describe('jobs create', () => {
     );
     assert.equal(result.code, 3, result.stderr);
     assert.match(result.stdout, /^Job job_\w+ failed \(model_not_configured\): .*DOCWRIGHT_MODEL/);
+    // Without a terminal: one progress line per step, in the order they happened.
+    const progress = result.stderr
+      .trim()
+      .split('\n')
+      .map((line) => line.replace(/^\[\d\d:\d\d\] job_\w+: /, ''));
+    assert.deepEqual(progress, ['queued', 'failed: model_not_configured']);
   });
 
   test('--wait --json on a job failing while it runs: the failed job as JSON, exit 3', async () => {

@@ -1,6 +1,7 @@
 // Text for people from the client commands' results: jobs, job lists, and the analytics exports.
 // Scripts use --json instead; nothing here is meant to be parsed.
 import type { Job, JobEvent, MergedAgentReport, MergedViewsReport } from '../../sdk/index.ts';
+import { countOf } from '../../util/plural.ts';
 import { table } from './output.ts';
 
 export function renderJob(job: Job): string {
@@ -13,7 +14,7 @@ export function renderJob(job: Job): string {
   if (job.error) lines.push(`  error:         ${job.error.code}: ${job.error.message}`);
   if (job.usage) {
     lines.push(
-      `  usage:         ${job.usage.steps} steps, ${job.usage.inputTokens} input + ${job.usage.outputTokens} output tokens`,
+      `  usage:         ${countOf(job.usage.steps, 'step')}, ${job.usage.inputTokens} input + ${job.usage.outputTokens} output tokens`,
     );
   }
   lines.push(`  created:       ${job.createdAt}`);
@@ -91,7 +92,7 @@ function rangeText(range: { from: string | null; to: string | null }): string {
 
 export function renderViews(report: MergedViewsReport): string {
   const { totals } = report;
-  const head = `Page views from ${rangeText(report.range)}: ${totals.total} (human ${totals.human}, AI ${totals.ai}) on ${report.views.length} pages`;
+  const head = `Page views from ${rangeText(report.range)}: ${totals.total} (human ${totals.human}, AI ${totals.ai}) on ${countOf(report.views.length, 'page')}`;
   if (report.views.length === 0) return `${head}\nNo page views in this range.`;
   const headers = ['PATH', 'HUMAN', 'AI', 'TOTAL'];
   const rows = report.views.map((v) => [v.path, count(v.human), count(v.ai), count(v.total)]);
@@ -100,7 +101,7 @@ export function renderViews(report: MergedViewsReport): string {
 
 export function renderAgents(report: MergedAgentReport): string {
   const { totals } = report;
-  const head = `AI-agent views from ${rangeText(report.range)}: ${totals.total} (verified ${totals.verified}, unverified ${totals.unverified}) by ${report.agents.length} agents`;
+  const head = `AI-agent views from ${rangeText(report.range)}: ${totals.total} (verified ${totals.verified}, unverified ${totals.unverified}) by ${countOf(report.agents.length, 'agent')}`;
   if (report.agents.length === 0) return `${head}\nNo AI-agent views in this range.`;
   const headers = ['AGENT', 'OPERATOR', 'CATEGORY', 'VERIFIED', 'UNVERIFIED', 'TOTAL'];
   const rows = report.agents.map((a) => [

@@ -29,6 +29,7 @@ export async function waitWithProgress(
   process.once('SIGINT', onInterrupt);
   let lastStatus = '';
   let sawEvent = false;
+  let polls = 0;
   try {
     return await client.waitForJob(projectId, jobId, {
       signal: controller.signal,
@@ -38,8 +39,12 @@ export async function waitWithProgress(
         line.show(describeEvent(event));
       },
       onPoll: (job) => {
-        // Once events arrive they tell more; until then (or without the stream) the status does.
-        if (!sawEvent && job.status !== lastStatus) line.show(job.status);
+        // The events tell more, from the job's start, even for a job that is already over: the
+        // first read comes before them and is not shown, or a job that failed at once would
+        // read "failed", "queued", "failed: ...". Later reads speak only without a stream.
+        polls += 1;
+        if (polls === 1 || sawEvent || job.status === lastStatus) return;
+        line.show(job.status);
         lastStatus = job.status;
       },
     });

@@ -14,6 +14,18 @@ import { registerMigrateCommand, registerServeCommand } from './serve-command.ts
 import { registerViewsCommand } from './views-command.ts';
 import { registerWorkerCommand } from './worker-command.ts';
 
+/** One variable a line, each description in one column two spaces after the longest name. */
+function variableList(variables: Record<string, string>, width: number): string {
+  return Object.entries(variables)
+    .map(([name, text]) => `  ${name.padEnd(width)}${text}`)
+    .join('\n');
+}
+
+const VARIABLE_COLUMN =
+  Math.max(
+    ...[...Object.keys(CONFIG_VARIABLES), ...Object.keys(CLIENT_VARIABLES)].map((name) => name.length),
+  ) + 2;
+
 export function buildProgram(): Command {
   const program = new Command('docwright')
     .description(packageJson.description)
@@ -23,13 +35,9 @@ export function buildProgram(): Command {
     .showHelpAfterError('(add --help for usage)')
     .addHelpText(
       'after',
-      `\nEnvironment variables (read once at start):\n${Object.entries(CONFIG_VARIABLES)
-        .map(([name, text]) => `  ${name.padEnd(29)}${text}`)
-        .join('\n')}\n\nRead by the client commands (jobs, views, agents-report) only:\n${Object.entries(
-        CLIENT_VARIABLES,
-      )
-        .map(([name, text]) => `  ${name.padEnd(29)}${text}`)
-        .join('\n')}\n\nEvery command with examples: docs/cli.md`,
+      `\nEnvironment variables (read once at start):\n${variableList(CONFIG_VARIABLES, VARIABLE_COLUMN)}` +
+        `\n\nRead by the client commands (jobs, views, agents-report) only:\n${variableList(CLIENT_VARIABLES, VARIABLE_COLUMN)}` +
+        '\n\nEvery command with examples: docs/cli.md',
     );
 
   registerServeCommand(program);

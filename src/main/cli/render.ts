@@ -9,7 +9,7 @@ export function renderProject(verb: string, p: ProjectJson): string {
     `${verb} project ${p.id} "${p.name}"`,
     `  repository:  ${p.repositoryUrl} (branch ${p.ref})`,
     `  code host:   ${p.codeHost.kind}${p.codeHost.baseUrl ? ` at ${p.codeHost.baseUrl}` : ''}`,
-    `  model:       ${p.model ?? '(server default)'}`,
+    `  model:       ${p.model ?? "(none: the server's DOCWRIGHT_MODEL, if it has one)"}`,
     `  settings:    ${settings}`,
   ].join('\n');
 }

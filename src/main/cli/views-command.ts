@@ -22,7 +22,10 @@ export interface ExportFlags extends ClientFlags {
 export function addExportOptions(command: Command, what: string): Command {
   return addClientOptions(command)
     .option('--from <date>', 'inclusive start: YYYY-MM-DD or an ISO 8601 time (default: the beginning)')
-    .option('--to <date>', 'exclusive end: YYYY-MM-DD or an ISO 8601 time (default: now)')
+    .option(
+      '--to <date>',
+      "exclusive end: YYYY-MM-DD or an ISO 8601 time (default: now); the dashboard's To, which it includes, is the day before",
+    )
     .addOption(new Option('--json', `print one JSON object with every ${what}`).conflicts('csv'))
     .addOption(new Option('--csv', `print CSV (RFC 4180, header row) with every ${what}`).conflicts('json'));
 }
@@ -51,7 +54,7 @@ export function registerViewsCommand(program: Command): void {
         'with the rows of every page, ordered by total descending, then path.\n\nExamples:\n' +
         '  docwright views --from 2026-01-01 --to 2026-02-01\n' +
         "  docwright views --json | jq '.views[:10]'\n" +
-        '  docwright views --from 2026-01-01 --csv > views-january.csv',
+        '  docwright views --from 2026-01-01 --to 2026-02-01 --csv > views-january.csv',
     )
     .action(async (flags: ExportFlags) =>
       runClientCommand(async () => {

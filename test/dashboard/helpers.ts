@@ -10,7 +10,12 @@ export const PUBLIC_URL = 'http://127.0.0.1:3000';
 
 export async function createDashboardApp(
   db: Database,
-  options: { secretKey?: Buffer; onJobQueued?: (jobId: string) => void; publicUrl?: string } = {},
+  options: {
+    secretKey?: Buffer;
+    onJobQueued?: (jobId: string) => void;
+    publicUrl?: string;
+    defaultModel?: string | null;
+  } = {},
 ): Promise<{ app: App; secretKey: Buffer }> {
   const secretKey = options.secretKey ?? randomBytes(32);
   const app = await buildApp({
@@ -18,7 +23,7 @@ export async function createDashboardApp(
     logger: createLogger('silent'),
     config: {
       jobRateLimitPerHour: 100,
-      defaultModel: 'openai:gpt-test',
+      defaultModel: options.defaultModel === undefined ? 'openai:gpt-test' : options.defaultModel,
       publicUrl: options.publicUrl ?? PUBLIC_URL,
     },
     dashboard: { secretKey, liveKeepAliveMs: 200 },

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import type { App } from '../../src/http/context.ts';
 import { createSetupToken } from '../../src/modules/accounts/users.ts';
 import { listProjectSecrets, readProjectSecret } from '../../src/modules/projects/secrets.ts';
-import { getProject } from '../../src/modules/projects/service.ts';
+import { createProject, getProject } from '../../src/modules/projects/service.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import { createDashboardApp, InjectBrowser } from './helpers.ts';
 
@@ -350,6 +350,53 @@ test('over https the session cookie is Secure', async () => {
       { origin: 'https://docs-admin.example.com' },
     );
     assert.match(cookieLine(done.headers, 'dw_session')!, /; Secure/);
+  } finally {
+    await app.close();
+    await db.close();
+  }
+});
+
+test('a first start’s demo project and no model: the welcome, a job that cannot start, one prompt heading', async () => {
+  const { openTestDatabase } = await import('../helpers/databases.ts');
+  const db = await openTestDatabase('pglite');
+  const { app } = await createDashboardApp(db, { defaultModel: null });
+  try {
+    const demo = await createProject(db, {
+      name: 'Demo docs',
+      repositoryUrl: 'https://github.com/example/docs',
+    });
+    const b = new InjectBrowser(app);
+    await b.get('/app/setup');
+    const code = await createSetupToken(db);
+    const done = await b.post('/app/setup', { token: code!, ...OWNER, confirm: OWNER.password });
+    const welcome = await b.get(done.location!);
+    assert.match(welcome.body, /Your owner account is ready/);
+    assert.match(welcome.body, /Demo docs/);
+    assert.doesNotMatch(welcome.body, /Create a project to start/, 'a project exists already');
+
+    const url = `/app/projects/${demo.id}/jobs`;
+    await b.get(url);
+    const posted = await b.post(url, {
+      prompt: 'Fix the typos in the guide',
+      idempotencyKey: crypto.randomUUID(),
+    });
+    assert.equal(posted.status, 303);
+    // No model anywhere: the job failed at once, and the page it lands on says so, not "started".
+    assert.match(
+      posted.location!,
+      new RegExp(`^/app/projects/${demo.id}/jobs/job_\\w+\\?notice=job-not-started$`),
+    );
+    const page = await b.get(posted.location!);
+    assert.doesNotMatch(page.body, /Job started/);
+    assert.match(page.body, /did not start/);
+    assert.match(page.body, /model_not_configured/);
+    // One prompt: one "Prompt" heading, not a second label inside it.
+    assert.equal(page.body.match(/>Prompts?</g)?.length, 1, 'the word Prompt as a heading or label');
+
+    // The page's range includes its last day; it says how the API and the CLI write the same range.
+    const analytics = await b.get(`/app/projects/${demo.id}/analytics?from=2026-01-01&to=2026-01-31`);
+    assert.match(analytics.body, /through 2026-01-31/);
+    assert.match(analytics.body, /dateFrom=2026-01-01&amp;dateTo=2026-02-01/);
   } finally {
     await app.close();
     await db.close();

@@ -25,7 +25,8 @@ export interface DashboardContext extends DashboardOptions {
 
 /** Messages shown after a redirect; the URL carries only the key, never text to reflect. */
 export const NOTICES: Record<string, string> = {
-  welcome: 'Your owner account is ready. Create a project to start.',
+  // The first start may already have made a demo project: the page below says what to do next.
+  welcome: 'Your owner account is ready.',
   'signed-in': 'Signed in.',
   'signed-out': 'Signed out.',
   'project-created': 'Project created. Add the code host token and the model below, then create an API key.',
@@ -33,6 +34,7 @@ export const NOTICES: Record<string, string> = {
   'secrets-saved': 'Secrets saved.',
   'key-revoked': 'The key was revoked: requests with it are refused from now on.',
   'job-created': 'Job started. Its status updates here as it runs.',
+  'job-not-started': 'The job did not start: it ended at once. Why is shown below.',
   'job-cancelled': 'Cancel requested: the job stops within seconds.',
   'job-archived': 'Job archived.',
   'follow-up-sent': 'Follow-up sent: the job runs again on the same branch.',

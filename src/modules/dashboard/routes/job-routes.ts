@@ -62,6 +62,10 @@ export function registerJobRoutes(app: FastifyInstance, ctx: DashboardContext): 
         idempotencyKey: /^[0-9a-f-]{36}$/.test(form.idempotencyKey ?? '') ? form.idempotencyKey! : null,
       });
       if (!replayed && job.status === 'active') ctx.onJobQueued?.(job.id);
+      // A job that cannot run (no model, say) fails at once: its page says why, the list would not.
+      if (job.status !== 'active') {
+        return redirectAfterPost(reply, `/app/projects/${project.id}/jobs/${job.id}?notice=job-not-started`);
+      }
       return redirectAfterPost(reply, `/app/projects/${project.id}/jobs?notice=job-created`);
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;

@@ -65,7 +65,7 @@ export function analyticsPage(frame: PageFrame, project: Project, data: Analytic
   </p>
 </form>
 ${errorBox(data.error)}
-<p class="muted" id="range-text">Views from ${data.range.from} through ${data.range.to} (UTC), ${data.range.days} day${data.range.days === 1 ? '' : 's'}.</p>
+<p class="muted" id="range-text">Views from ${data.range.from} through ${data.range.to} (UTC), ${data.range.days} day${data.range.days === 1 ? '' : 's'}. The API's <code>dateTo</code> and the CLI's <code>--to</code> leave their day out: there this range is <code>dateFrom=${data.range.dateFrom}&amp;dateTo=${data.range.dateTo}</code>.</p>
 <section aria-labelledby="totals-title">
   <h2 id="totals-title" class="visually-hidden">Totals</h2>
   <dl class="totals">

@@ -62,7 +62,7 @@ export function jobPage(frame: PageFrame, project: Project, data: JobPage): Safe
   </section>
   <section aria-labelledby="prompts-title">
     <h2 id="prompts-title">Prompt${data.prompts.length > 1 ? 's' : ''}</h2>
-    <ol class="prompts">${data.prompts.map((p, i) => html`<li><p class="small muted">${i === 0 ? 'Prompt' : `Follow-up ${i}`}</p><div class="prompt-text">${p}</div></li>`)}</ol>
+    <ol class="prompts">${data.prompts.map((p, i) => html`<li>${data.prompts.length > 1 ? html`<p class="small muted">${i === 0 ? 'First prompt' : `Follow-up ${i}`}</p>` : ''}<div class="prompt-text">${p}</div></li>`)}</ol>
   </section>
   ${errorBox(data.actionError)}
   <section aria-labelledby="actions-title">

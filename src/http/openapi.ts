@@ -3,7 +3,11 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
+import packageJson from '../../package.json' with { type: 'json' };
 import type { App } from './context.ts';
+
+/** The document and the docs page name the package and its version, not the generator's defaults. */
+const API_TITLE = `${packageJson.name} API`;
 
 export const ErrorBodySchema = Type.Object(
   {
@@ -37,8 +41,8 @@ export async function registerOpenApi(app: App, publicUrl: string): Promise<void
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: 'docwright API',
-        version: '1.0.0',
+        title: API_TITLE,
+        version: packageJson.version,
         description:
           'Agent jobs that edit a documentation repository and open pull requests (/v2), and page-view analytics split into human and AI traffic (/v1). Every /v1 and /v2 route takes "Authorization: Bearer dw_...".',
       },
@@ -57,6 +61,7 @@ export async function registerOpenApi(app: App, publicUrl: string): Promise<void
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true },
+    theme: { title: `${API_TITLE} ${packageJson.version}` },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import packageJson from '../../package.json' with { type: 'json' };
 import type { App } from '../../src/http/context.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
@@ -66,5 +67,17 @@ await forEachBackend('OpenAPI document', ({ db, backend }) => {
         assert.deepEqual(op.security, expected, `${method} ${path} declares its auth`);
       }
     }
+  });
+
+  test('the document and the docs page name the package and its version', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    assert.equal(doc.info.title, `${packageJson.name} API`);
+    assert.equal(doc.info.version, packageJson.version);
+    const page = await app.inject({ method: 'GET', url: '/docs/' });
+    assert.equal(page.statusCode, 200);
+    assert.match(
+      page.body,
+      new RegExp(`<title>${packageJson.name} API ${packageJson.version.replaceAll('.', '\\.')}</title>`),
+    );
   });
 });

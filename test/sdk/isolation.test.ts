@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { stripTypeScriptTypes } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { stripTypes } from '../helpers/strip-types.ts';
 
 const SDK = fileURLToPath(new URL('../../src/sdk/', import.meta.url));
 const files = readdirSync(SDK, { recursive: true, encoding: 'utf8' })
@@ -45,7 +45,7 @@ test('once types are stripped, every import is a file inside src/sdk', () => {
   for (const file of files) {
     const source = readFileSync(file, 'utf8');
     serverTypeImports += specifiers(source).filter((s) => s.startsWith('../')).length;
-    const js = stripTypeScriptTypes(source);
+    const js = stripTypes(source);
     for (const specifier of specifiers(js)) {
       assert.ok(specifier.startsWith('./'), `${relative(SDK, file)} imports "${specifier}" at run time`);
       const target = resolve(dirname(file), specifier);
@@ -58,7 +58,7 @@ test('once types are stripped, every import is a file inside src/sdk', () => {
 
 test('no Node-only globals in the code that runs', () => {
   for (const file of files) {
-    const js = stripTypeScriptTypes(readFileSync(file, 'utf8'))
+    const js = stripTypes(readFileSync(file, 'utf8'))
       .replace(/\/\*[\s\S]*?\*\//g, '')
       .replace(/\/\/.*$/gm, '');
     const used = js.match(/\b(Buffer|process|require|__dirname|__filename|setImmediate|global)\b/g) ?? [];

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { stripTypeScriptTypes } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -18,6 +17,7 @@ import { DocwrightClient } from '../../src/sdk/index.ts';
 import { browserMissing, launchChromium } from '../dashboard/browser/support.ts';
 import { seedProject } from '../helpers/app.ts';
 import { openTestDatabase } from '../helpers/databases.ts';
+import { stripTypes } from '../helpers/strip-types.ts';
 import { type LiveServer, PR_LINK_BASE, startLiveServer } from './live-server.ts';
 import type { smoke } from './runtimes/smoke.ts';
 
@@ -57,12 +57,12 @@ function startOrigin(apiUrl: string): Promise<Server> {
     const sdkFile = /^\/sdk\/([a-z-]+\.ts)$/.exec(path)?.[1];
     if (sdkFile && existsSync(join(SDK_DIR, sdkFile))) {
       res.writeHead(200, { 'content-type': 'text/javascript' });
-      res.end(stripTypeScriptTypes(readFileSync(join(SDK_DIR, sdkFile), 'utf8')));
+      res.end(stripTypes(readFileSync(join(SDK_DIR, sdkFile), 'utf8')));
       return;
     }
     if (path === '/smoke.js') {
       res.writeHead(200, { 'content-type': 'text/javascript' });
-      res.end(stripTypeScriptTypes(readFileSync(SMOKE, 'utf8')));
+      res.end(stripTypes(readFileSync(SMOKE, 'utf8')));
       return;
     }
     if (path === '/') {

@@ -13,7 +13,9 @@ import type { Logger } from '../util/logger.ts';
 const NPM_COPY_WINDOW_MS = 2000;
 
 export function closeOnSignals(close: () => Promise<void>, logger: Logger): void {
-  const underNpm = process.env.npm_lifecycle_event !== undefined;
+  // Only `npm start` itself: a process started by something that runs under `npm test` (the
+  // suite's servers) inherits npm's variables too, and must keep the second-signal exit.
+  const underNpm = process.env.npm_lifecycle_event === 'start';
   let first: { signal: NodeJS.Signals; at: number } | null = null;
   const onSignal = (signal: NodeJS.Signals) => {
     if (first !== null) {

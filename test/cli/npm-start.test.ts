@@ -46,7 +46,8 @@ async function npmStart(): Promise<NpmStart> {
   const dataDir = tempDataDir();
   const npm = spawn('npm', ['start'], {
     cwd: ROOT,
-    env: cliEnv({ DOCWRIGHT_DATA_DIR: dataDir }),
+    // debug: the Ctrl-C case waits for the request's log line.
+    env: cliEnv({ DOCWRIGHT_DATA_DIR: dataDir, LOG_LEVEL: 'debug' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

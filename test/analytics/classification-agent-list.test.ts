@@ -124,7 +124,7 @@ describe('agent list validation', () => {
     );
     assert.throws(
       () => parseAgentList({ agents: [{ ...good, tokens: [] }] }, 'l'),
-      /X: no tokens and no signature agents/,
+      /X: no tokens, products or signature agents/,
     );
     assert.throws(() => parseAgentList({ agents: [{ ...good, sources: [] }] }, 'l'), /sources/);
   });
@@ -181,7 +181,18 @@ describe('extra lists in the ai.robots.txt robots.json format', () => {
     const gpt = await classifyRecord({ path: '/x', userAgent: 'GPTBot/1.3' }, context);
     assert.ok(!('drop' in gpt));
     assert.equal(gpt.operator, 'OpenAI');
-    const editor = await classifyRecord({ path: '/x', userAgent: 'Cursor/0.42 (agent)' }, context);
+    // The extra list's bare "Cursor" is skipped; the curated entry matches only its exact form.
+    const agent = await classifyRecord({ path: '/x', userAgent: 'Cursor/0.42 (agent)' }, context);
+    assert.ok(!('drop' in agent));
+    assert.deepEqual([agent.class, agent.agent, agent.category], ['ai', 'Cursor', 'coding']);
+    const editor = await classifyRecord(
+      {
+        path: '/x',
+        userAgent:
+          'Mozilla/5.0 (Macintosh) AppleWebKit/537.36 (KHTML, like Gecko) Cursor/0.42 Chrome/132.0 Electron/34.5.8 Safari/537.36',
+      },
+      context,
+    );
     assert.ok(!('drop' in editor));
     assert.notEqual(editor.class, 'ai');
   });

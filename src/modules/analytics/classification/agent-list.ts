@@ -24,6 +24,8 @@ const IpRangesSchema = Type.Object({
 const AgentSchema = Type.Object({
   name: Type.String({ minLength: 1 }),
   tokens: Type.Array(Type.String({ minLength: 2 })),
+  products: Type.Optional(Type.Array(Type.String({ minLength: 2, pattern: '^[A-Za-z0-9_.-]+$' }))),
+  robotsTokens: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
   operator: Type.String({ minLength: 1 }),
   category: CategorySchema,
   docs: Type.String({ minLength: 1 }),
@@ -34,16 +36,37 @@ const AgentSchema = Type.Object({
   ipRanges: Type.Optional(IpRangesSchema),
 });
 
+const NotAiSchema = Type.Object({
+  token: Type.String({ minLength: 1 }),
+  reason: Type.String({ minLength: 1 }),
+  sources: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+});
+
 const AgentListSchema = Type.Object({
   description: Type.Optional(Type.String()),
   compiledOn: Type.Optional(Type.String()),
   rangesSnapshot: Type.Optional(Type.String()),
   agents: Type.Array(AgentSchema),
+  notAi: Type.Optional(Type.Array(NotAiSchema)),
 });
+
+/** A token other AI-agent lists carry that docwright deliberately counts as an ordinary bot. */
+export interface NotAiToken {
+  token: string;
+  reason: string;
+  sources: string[];
+}
 
 export interface AgentEntry {
   name: string;
   tokens: string[];
+  /**
+   * Names that are common words ("Cursor", "Code"): matched only as "Name/<version>" with these
+   * exact capitals, in a user agent that is not a browser's.
+   */
+  products?: string[];
+  /** robots.txt names of this agent that never appear in a user agent. */
+  robotsTokens?: string[];
   operator: string;
   category: AgentCategory;
   docs: string;
@@ -92,8 +115,19 @@ export function toAgents(entries: readonly AgentEntry[], origin: string): Agent[
   return agents;
 }
 
+/** A list in docwright's format: its agents and its deliberate exclusions. */
+export interface AgentListDocument {
+  agents: Agent[];
+  notAi: NotAiToken[];
+}
+
 /** Validates a parsed curated list; throws AgentListError naming every problem found. */
 export function parseAgentList(document: unknown, source: string): Agent[] {
+  return parseAgentListDocument(document, source, 'curated').agents;
+}
+
+/** Validates a list in docwright's format; `origin` is recorded on every agent. */
+export function parseAgentListDocument(document: unknown, source: string, origin: string): AgentListDocument {
   if (!Value.Check(AgentListSchema, document)) {
     const problems = [...Value.Errors(AgentListSchema, document)]
       .slice(0, 10)
@@ -103,15 +137,25 @@ export function parseAgentList(document: unknown, source: string): Agent[] {
   const entries = (document as { agents: AgentEntry[] }).agents;
   const problems: string[] = [];
   for (const entry of entries) {
-    if (entry.tokens.length === 0 && !entry.robotsOnly && !entry.signatureAgents?.length) {
-      problems.push(`${entry.name}: no tokens and no signature agents, so it can never match`);
+    if (
+      entry.tokens.length === 0 &&
+      !entry.products?.length &&
+      !entry.robotsOnly &&
+      !entry.signatureAgents?.length
+    ) {
+      problems.push(`${entry.name}: no tokens, products or signature agents, so it can never match`);
     }
   }
   if (problems.length > 0) throw new AgentListError(source, problems);
-  return toAgents(entries, 'curated');
+  const notAi = (document as { notAi?: NotAiToken[] }).notAi ?? [];
+  return { agents: toAgents(entries, origin), notAi };
 }
 
 export function loadAgentList(path: string = DEFAULT_AGENT_LIST_PATH): Agent[] {
+  return loadAgentListDocument(path).agents;
+}
+
+export function loadAgentListDocument(path: string = DEFAULT_AGENT_LIST_PATH): AgentListDocument {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -124,5 +168,5 @@ export function loadAgentList(path: string = DEFAULT_AGENT_LIST_PATH): Agent[] {
   } catch (error) {
     throw new AgentListError(path, [`is not JSON (${(error as Error).message})`]);
   }
-  return parseAgentList(document, path);
+  return parseAgentListDocument(document, path, 'curated');
 }

@@ -6,7 +6,7 @@
 // is read for a few plain keywords; anything else is `other_ai`.
 
 import { readFileSync } from 'node:fs';
-import { type Agent, type AgentEntry, AgentListError, toAgents } from './agent-list.ts';
+import { type Agent, type AgentEntry, AgentListError, type NotAiToken, toAgents } from './agent-list.ts';
 import type { AgentCategory } from './types.ts';
 
 const FUNCTION_LABELS: Record<string, AgentCategory> = {
@@ -55,9 +55,37 @@ function docsUrl(entry: Record<string, unknown>): string | null {
   return null;
 }
 
-/** "MistralAI-User/1.0" → "MistralAI-User": a version pinned in the key would never match the next one. */
-function tokenOf(key: string): string {
-  return key.replace(/\/[0-9][0-9.]*$/, '').trim();
+/**
+ * "MistralAI-User/1.0" or "Brightbot 1.0" → the bare token: a version pinned in the key would
+ * never match the next one.
+ */
+export function tokenOf(key: string): string {
+  return key.replace(/[/ ][0-9][0-9.]*$/, '').trim();
+}
+
+/**
+ * Every name the curated list answers to, lower-cased: entry names, tokens, products, robots.txt
+ * names, and the tokens it deliberately counts as ordinary bots. A robots.json key among them is
+ * covered by the curated list and never becomes an entry of its own.
+ */
+export function curatedNames(agents: readonly Agent[], notAi: readonly NotAiToken[]): Set<string> {
+  const names = new Set<string>();
+  for (const agent of agents) {
+    for (const name of [
+      agent.name,
+      ...agent.tokens,
+      ...(agent.products ?? []),
+      ...(agent.robotsTokens ?? []),
+    ])
+      names.add(name.toLowerCase());
+  }
+  for (const entry of notAi) names.add(entry.token.toLowerCase());
+  return names;
+}
+
+/** The keys of a robots.json document that the curated list does not cover. */
+export function uncoveredKeys(document: Record<string, unknown>, covered: ReadonlySet<string>): string[] {
+  return Object.keys(document).filter((key) => !covered.has(tokenOf(key).toLowerCase()));
 }
 
 export interface RobotsJsonLoad {

@@ -1,5 +1,6 @@
 // What a user-agent string alone says about its client, computed once per distinct string and
-// cached (bounded LRU): the AI agent it names (whole-word token from the agent list), whether
+// cached (bounded LRU): the AI agent it names (whole-word token from the agent list, or a
+// common-word product in its exact "Name/<version>" form outside browsers), whether
 // isbot recognises it as a bot, whether it is a generic HTTP library, whether it looks like a
 // browser. Per-record facts (Markdown path, Accept header, IP, signatures) are combined with it
 // afterwards, so the cache stays valid for every record carrying the same string.
@@ -7,6 +8,7 @@
 import { isbot, isbotMatch } from 'isbot';
 import type { Agent } from './agent-list.ts';
 import { LruCache } from './lru-cache.ts';
+import { ProductMatcher } from './product-matcher.ts';
 import { TokenMatcher } from './token-matcher.ts';
 
 export interface UserAgentVerdict {
@@ -43,6 +45,7 @@ export function botName(userAgent: string): string {
 
 export class UserAgentClassifier {
   readonly #matcher: TokenMatcher<Agent>;
+  readonly #products: ProductMatcher<Agent>;
   readonly #cache: LruCache<string, UserAgentVerdict>;
   /** Distinct strings classified so far (cache misses); the benchmark reads it. */
   misses = 0;
@@ -50,6 +53,9 @@ export class UserAgentClassifier {
   constructor(agents: readonly Agent[], cacheSize = 10_000) {
     this.#matcher = new TokenMatcher(
       agents.flatMap((agent) => agent.tokens.map((token) => ({ token, value: agent }))),
+    );
+    this.#products = new ProductMatcher(
+      agents.flatMap((agent) => (agent.products ?? []).map((product) => ({ product, value: agent }))),
     );
     this.#cache = new LruCache(cacheSize);
   }
@@ -69,7 +75,7 @@ export class UserAgentClassifier {
     if (userAgent === '' || userAgent === '-') {
       return { empty: true, agent: null, token: null, bot: null, genericClient: false, browser: false };
     }
-    const match = this.#matcher.match(userAgent);
+    const match = this.#matcher.match(userAgent) ?? this.#products.match(userAgent);
     const genericClient = GENERIC_CLIENT.test(userAgent);
     const robot = isbot(userAgent);
     return {

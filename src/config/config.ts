@@ -53,10 +53,21 @@ export interface Config {
   gitAuthor: { name: string; email: string };
   /** Absolute paths of extra AI-agent lists in the ai.robots.txt robots.json format. */
   extraAgentLists: string[];
+  agentList: AgentListConfig;
   metrics: MetricsConfig;
   webhooks: WebhooksConfig;
   /** Proxies whose X-Forwarded-For is believed (addresses, ranges, loopback...); empty: none. */
   trustedProxies: string[];
+}
+
+export interface AgentListConfig {
+  /** How often each process checks the database for a newer synced agent list. */
+  refreshMs: number;
+  /** Where the server syncs the list from on a schedule; null: no scheduled sync. */
+  syncUrl: string | null;
+  syncIntervalMs: number;
+  /** 0..1: the share of synced entries a sync may drop before it is refused. */
+  maxDropShare: number;
 }
 
 export interface WebhooksConfig {
@@ -108,6 +119,13 @@ export const CONFIG_VARIABLES = {
     'How long one model call may wait for the provider: for its whole answer, or, when answers are streamed, for the next part of it. A call that waits longer is cut and retried like a provider error (default 300).',
   DOCWRIGHT_EXTRA_AGENT_LISTS:
     'Comma-separated paths of extra AI-agent lists in the ai.robots.txt robots.json format, added after the curated list.',
+  DOCWRIGHT_AGENT_LIST_REFRESH_SECONDS:
+    'How often each server process checks the database for a newer synced AI-agent list and switches to it (default 30).',
+  DOCWRIGHT_AGENT_LIST_SYNC_URL:
+    'When set, docwright serve syncs the AI-agent list from this http(s) URL (robots.json or docwright format) on a schedule (default: unset, no scheduled sync; use docwright agents sync).',
+  DOCWRIGHT_AGENT_LIST_SYNC_HOURS: 'Hours between scheduled syncs of the AI-agent list (default 24).',
+  DOCWRIGHT_AGENT_LIST_MAX_DROP_PERCENT:
+    'A sync that would drop more than this percentage of the synced entries is refused (default 20).',
   DOCWRIGHT_WORKER:
     'Whether docwright serve also runs jobs: true (default) or false (run docwright worker instead).',
   DOCWRIGHT_WORKER_CONCURRENCY: 'Jobs one worker runs at once (default 2).',
@@ -214,6 +232,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   const agentLists = readExtraAgentLists(env, cwd);
   problems.push(...agentLists.problems);
+  const syncUrl = value('DOCWRIGHT_AGENT_LIST_SYNC_URL') ?? null;
+  if (syncUrl !== null && !isHttpUrl(syncUrl))
+    problems.push(`DOCWRIGHT_AGENT_LIST_SYNC_URL must be an http(s) URL; got "${syncUrl}".`);
+  const agentList: AgentListConfig = {
+    refreshMs: integer('DOCWRIGHT_AGENT_LIST_REFRESH_SECONDS', 30, 1, 3600) * 1000,
+    syncUrl,
+    syncIntervalMs: integer('DOCWRIGHT_AGENT_LIST_SYNC_HOURS', 24, 1, 720) * 3_600_000,
+    maxDropShare: integer('DOCWRIGHT_AGENT_LIST_MAX_DROP_PERCENT', 20, 0, 100) / 100,
+  };
 
   const allowPrivateRaw = (value('DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE') ?? 'false').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(allowPrivateRaw)) {
@@ -267,6 +294,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     gitAuthor,
     extraAgentLists: agentLists.paths,
+    agentList,
     metrics,
     webhooks,
     trustedProxies: trustedProxies.entries,

@@ -5,7 +5,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { installHttpMetrics } from '../metrics/http-metrics.ts';
 import { groupCommitObserver, recordOutcomeObserver } from '../metrics/ingest-metrics.ts';
 import { createMetrics, type DocwrightMetrics } from '../metrics/registry.ts';
-import { agentCatalog } from '../modules/analytics/agent-catalog.ts';
+import { liveAgentCatalog } from '../modules/analytics/agent-catalog.ts';
 import { type CollectRouteOptions, registerCollectRoutes } from '../modules/analytics/collect/routes.ts';
 import { type IngestRouteOptions, registerIngestRoutes } from '../modules/analytics/ingest/routes.ts';
 import { registerAnalyticsRoutes } from '../modules/analytics/routes.ts';
@@ -115,9 +115,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   registerJobEventRoutes(app, context);
   registerJobDiffRoutes(app, context);
   // Operator and category of the agents in the exports come from the list classification uses,
-  // extra lists included.
-  const agentCatalogOption = context.classification
-    ? { agentCatalog: agentCatalog(context.classification.agents) }
+  // extra lists and the synced version included.
+  const classificationContext = context.classification;
+  const agentCatalogOption = classificationContext
+    ? { agentCatalog: liveAgentCatalog(classificationContext) }
     : {};
   registerAnalyticsRoutes(app, context, agentCatalogOption);
   const classification = context.classification ? { classification: context.classification } : {};
@@ -136,6 +137,14 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   if (dashboard) {
     await registerDashboard(app, {
       ...agentCatalogOption,
+      ...(classificationContext
+        ? {
+            agentList: () => ({
+              agents: classificationContext.agents.length,
+              synced: classificationContext.agentList,
+            }),
+          }
+        : {}),
       db: context.db,
       publicUrl: context.config.publicUrl,
       jobs: context.config,

@@ -7,6 +7,7 @@ import { buildApp } from '../http/app.ts';
 import type { App } from '../http/context.ts';
 import { createMetrics } from '../metrics/registry.ts';
 import { createSetupToken } from '../modules/accounts/users.ts';
+import { startAgentListUpdates } from '../modules/analytics/classification/agent-list-updates.ts';
 import type { Logger } from '../util/logger.ts';
 import {
   firstStartBanner,
@@ -102,6 +103,12 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
       if (started.onJobQueued) jobListeners.push(started.onJobQueued);
     }
 
+    // One agent list for the whole server, with the operator's extra lists and the synced
+    // version from the database, kept current while the server runs.
+    const classification = classificationWithExtraLists(config.extraAgentLists);
+    const agentLists = await startAgentListUpdates(db, classification, config.agentList, logger);
+    closers.push(() => agentLists.close());
+
     app = await buildApp({
       db,
       logger,
@@ -114,8 +121,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
         defaultModel: config.defaultModel,
         publicUrl: config.publicUrl,
       },
-      // One agent list for the whole server, with the operator's extra lists.
-      classification: classificationWithExtraLists(config.extraAgentLists),
+      classification,
       ...(jobListeners.length > 0
         ? {
             onJobQueued: (jobId: string) => {

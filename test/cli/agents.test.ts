@@ -98,3 +98,40 @@ test('a list that does not exist, or is not a robots.json list, is a configurati
   assert.match(bad.stderr, /broken\.json.*cannot be read as JSON/);
   for (const r of [missing, bad]) assert.doesNotMatch(r.stderr, STACK_LINE);
 });
+
+test('agents sync stores a version that agents list shows; a sync that would drop too much is refused', async () => {
+  const dataDir = join(dir, 'synced');
+  const syncEnv = cliEnv({ DOCWRIGHT_DATA_DIR: dataDir });
+  const list = join(dir, 'robots.json');
+  const entry = { operator: 'Example', function: 'AI Assistants' };
+  writeFileSync(list, JSON.stringify({ FirstBot: entry, SecondBot: entry, GPTBot: entry }));
+  const synced = await runJson<{ version: number; added: string[]; skipped: { token: string }[] }>(
+    ['agents', 'sync', '--from', list, '--json'],
+    syncEnv,
+  );
+  assert.equal(synced.version, 1);
+  assert.deepEqual(synced.added.sort(), ['FirstBot', 'SecondBot']);
+  assert.ok(
+    synced.skipped.some((s) => s.token === 'GPTBot'),
+    'the curated GPTBot wins',
+  );
+
+  const listing = await runJson<Listing & { list: { version: number; source: string; syncedAt: string } }>(
+    ['agents', 'list', '--json'],
+    syncEnv,
+  );
+  assert.equal(listing.list.version, 1);
+  assert.equal(listing.list.source, list);
+  assert.match(listing.list.syncedAt, /^\d{4}-\d{2}-\d{2}T/);
+  assert.match(listing.agents.find((a) => a.name === 'FirstBot')?.source ?? '', /^sync v1 /);
+  const text = await runCli(['agents', 'list'], syncEnv);
+  assert.match(text.stdout, /Synced list: version 1 from .*robots\.json, synced \d{4}-/);
+
+  writeFileSync(list, JSON.stringify({ ThirdBot: entry }));
+  const refused = await runCli(['agents', 'sync', '--from', list], syncEnv);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /would drop 2 of the 2 synced entries .*nothing changed/);
+  assert.doesNotMatch(refused.stderr, STACK_LINE);
+  const after = await runJson<{ list: { version: number } }>(['agents', 'list', '--json'], syncEnv);
+  assert.equal(after.list.version, 1);
+});

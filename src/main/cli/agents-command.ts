@@ -1,7 +1,20 @@
-// `docwright agents list`: which AI agents classification recognises, and how each is verified.
-import type { Command } from 'commander';
-import { ConfigError, readExtraAgentLists } from '../../config/config.ts';
+// `docwright agents list | sync`: which AI agents classification recognises and how each is
+// verified; syncing the list from ai.robots.txt's robots.json or a list in docwright's format.
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { type Command, InvalidArgumentError } from 'commander';
+import { ConfigError, loadConfig, readExtraAgentLists } from '../../config/config.ts';
+import {
+  AI_ROBOTS_TXT_URL,
+  readAgentListSource,
+} from '../../modules/analytics/classification/agent-list-source.ts';
+import type { SyncResult } from '../../modules/analytics/classification/agent-sync.ts';
+import { AgentSyncRefused } from '../../modules/analytics/classification/agent-sync.ts';
+import { useSyncedAgents } from '../../modules/analytics/classification/context.ts';
+import { analyticsErrors } from '../../modules/analytics/errors.ts';
 import { type AgentListing, classificationWithExtraLists, listAgents } from '../commands/agents-list.ts';
+import { agentsStored, agentsSync } from '../commands/agents-sync.ts';
+import { runAdminCommand } from '../control/run-admin-command.ts';
 import { print, printJson, table } from './output.ts';
 
 function verification(row: AgentListing['agents'][number]): string {
@@ -12,7 +25,12 @@ function verification(row: AgentListing['agents'][number]): string {
 }
 
 export function renderAgents(listing: AgentListing): string {
+  const synced = listing.list;
   const lines = [
+    synced === null
+      ? 'Synced list: none (curated list only; `docwright agents sync` adds ai.robots.txt).'
+      : `Synced list: version ${synced.version} from ${synced.source}, synced ${synced.syncedAt} (${synced.entries} entries after the curated ones).`,
+    '',
     table(
       ['NAME', 'OPERATOR', 'CATEGORY', 'VERIFIED BY', 'SOURCE'],
       listing.agents.map((a) => [
@@ -33,25 +51,106 @@ export function renderAgents(listing: AgentListing): string {
   return lines.join('\n');
 }
 
+export function renderSync(result: SyncResult, refreshSeconds: number): string {
+  if (!result.changed) {
+    return `Unchanged: version ${result.version} already holds this list (${result.entries} entries from ${result.source}).`;
+  }
+  const lines = [
+    `Synced version ${result.version} from ${result.source} (${result.format}): ${result.entries} entries after the curated ones.`,
+    `Added: ${result.added.length > 0 ? result.added.join(', ') : 'none'}`,
+    `Removed: ${result.removed.length > 0 ? result.removed.join(', ') : 'none'}`,
+    `Skipped: ${result.skipped.length} (covered by the curated list, or generic words).`,
+    `Running servers switch to it within ${refreshSeconds} s (DOCWRIGHT_AGENT_LIST_REFRESH_SECONDS), without a restart.`,
+  ];
+  return lines.join('\n');
+}
+
+/**
+ * Whether a database to read a synced list from exists: DATABASE_URL, or an embedded database
+ * already created. `agents list` must not create a data directory just to find it empty.
+ */
+function databaseExists(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): boolean {
+  if (env.DATABASE_URL?.trim()) return true;
+  const raw = env.DOCWRIGHT_DATA_DIR?.trim() || '.docwright';
+  const dataDir = isAbsolute(raw) ? raw : resolve(cwd, raw);
+  return existsSync(join(dataDir, 'pgdata'));
+}
+
+function percent(raw: string): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n > 100) throw new InvalidArgumentError('use a whole number from 0 to 100.');
+  return n;
+}
+
 export function registerAgentsCommands(program: Command): void {
   const agents = program
     .command('agents')
     .description('the AI agents that page-view classification recognises');
   agents
     .command('list')
-    .description('list the AI-agent list in use: curated, plus DOCWRIGHT_EXTRA_AGENT_LISTS')
-    .option('--json', 'print {"agents": [...], "skipped": [...]} as one JSON document')
+    .description(
+      'list the AI-agent list in use: curated, DOCWRIGHT_EXTRA_AGENT_LISTS, then the synced version (with its version, source and date)',
+    )
+    .option('--json', 'print {"list": {...}|null, "agents": [...], "skipped": [...]} as one JSON document')
     .addHelpText(
       'after',
       '\nExamples:\n' +
         '  docwright agents list\n' +
         "  DOCWRIGHT_EXTRA_AGENT_LISTS=./robots.json docwright agents list --json | jq '.agents[].name'",
     )
-    .action((options: { json?: boolean }) => {
+    .action(async (options: { json?: boolean }) => {
       const lists = readExtraAgentLists();
       if (lists.problems.length > 0) throw new ConfigError(lists.problems);
-      const listing = listAgents(classificationWithExtraLists(lists.paths, { webBotAuth: false }));
+      const context = classificationWithExtraLists(lists.paths, { webBotAuth: false });
+      if (databaseExists()) {
+        const stored = await runAdminCommand(loadConfig(), agentsStored, {});
+        if (stored !== null) useSyncedAgents(context, { ...stored, syncedAt: new Date(stored.syncedAt) });
+      }
+      const listing = listAgents(context);
       if (options.json) printJson(listing);
       else print(renderAgents(listing));
+    });
+  agents
+    .command('sync')
+    .description(
+      'store a new version of the synced AI-agent list, from ai.robots.txt (robots.json) or a list in docwright format; servers pick it up without a restart',
+    )
+    .option(
+      '--from <file-or-url>',
+      `a file or http(s) URL (default: DOCWRIGHT_AGENT_LIST_SYNC_URL, else ${AI_ROBOTS_TXT_URL})`,
+    )
+    .option(
+      '--max-drop-percent <n>',
+      'refuse when more than this share of the synced entries would go (default: DOCWRIGHT_AGENT_LIST_MAX_DROP_PERCENT, 20)',
+      percent,
+    )
+    .option('--json', 'print the result as one JSON document')
+    .addHelpText(
+      'after',
+      '\nA list that does not parse, or that would drop too many entries, is refused (exit 1) and\n' +
+        'changes nothing. Curated entries (data/ai-agents.json) always win on a shared token.\n\n' +
+        'Examples:\n' +
+        '  docwright agents sync\n' +
+        '  docwright agents sync --from ./robots.json\n' +
+        '  docwright agents sync --from https://example.com/our-agents.json --max-drop-percent 50',
+    )
+    .action(async (options: { from?: string; maxDropPercent?: number; json?: boolean }) => {
+      const config = loadConfig();
+      const from = options.from ?? config.agentList.syncUrl ?? AI_ROBOTS_TXT_URL;
+      const source = /^https?:\/\//i.test(from) || isAbsolute(from) ? from : resolve(from);
+      let text: string;
+      try {
+        text = await readAgentListSource(source);
+      } catch (error) {
+        if (error instanceof AgentSyncRefused) throw analyticsErrors.agent_list_refused(error.message);
+        throw error;
+      }
+      const result = await runAdminCommand(config, agentsSync, {
+        text,
+        source,
+        maxDropPercent: options.maxDropPercent ?? Math.round(config.agentList.maxDropShare * 100),
+      });
+      if (options.json) printJson(result);
+      else print(renderSync(result, config.agentList.refreshMs / 1000));
     });
 }

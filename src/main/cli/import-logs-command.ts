@@ -1,6 +1,7 @@
 // `docwright import-logs`: access logs into a project's page-view counts.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config/config.ts';
+import { useSyncedAgents } from '../../modules/analytics/classification/context.ts';
 import {
   FORMATS,
   FormatError,
@@ -11,8 +12,10 @@ import { DEFAULT_CHUNK_LIMITS } from '../../modules/analytics/import/importer.ts
 import type { FieldMap } from '../../modules/analytics/import/json-format.ts';
 import { PRESETS } from '../../modules/analytics/import/presets.ts';
 import { classificationWithExtraLists } from '../commands/agents-list.ts';
+import { agentsStored } from '../commands/agents-sync.ts';
 import { renderImportSummary } from '../commands/import-logs-render.ts';
 import { importLogs } from '../commands/import-logs-run.ts';
+import { runAdminCommand } from '../control/run-admin-command.ts';
 import { print, printJson } from './output.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -93,6 +96,10 @@ export function registerImportLogsCommand(program: Command): void {
           throw new UsageError('standard input (-) can be read once only.');
         const config = loadConfig();
         const classification = classificationWithExtraLists(config.extraAgentLists, { webBotAuth: false });
+        // The synced agent list the servers use, so imported views are classified alike.
+        const stored = await runAdminCommand(config, agentsStored, {});
+        if (stored !== null)
+          useSyncedAgents(classification, { ...stored, syncedAt: new Date(stored.syncedAt) });
         let result: Awaited<ReturnType<typeof importLogs>>;
         try {
           result = await importLogs(config, {

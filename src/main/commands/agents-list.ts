@@ -1,10 +1,11 @@
 // The AI-agent list in use, for `docwright agents list`: the curated list, then the extra lists
-// named by DOCWRIGHT_EXTRA_AGENT_LISTS, exactly as classification loads them. It reads no
-// database: the server loads the same files from the same variable.
+// named by DOCWRIGHT_EXTRA_AGENT_LISTS, then the synced version stored in the database, exactly
+// as classification loads them.
 import { ConfigError } from '../../config/config.ts';
 import { AgentListError } from '../../modules/analytics/classification/agent-list.ts';
 import { summariseAgents } from '../../modules/analytics/classification/agent-summary.ts';
 import {
+  type AgentListVersion,
   type ClassificationContext,
   createClassificationContext,
 } from '../../modules/analytics/classification/context.ts';
@@ -23,12 +24,14 @@ export interface AgentListRow {
   tokens: string[];
   /** Listed for robots.txt only: it fetches, but has no user agent of its own to count. */
   robotsOnly: boolean;
-  /** 'curated' (data/ai-agents.json) or the path of the extra list it came from. */
+  /** 'curated' (data/ai-agents.json), the path of the extra list, or "sync v<N> (<source>)". */
   source: string;
   docs: string;
 }
 
 export interface AgentListing {
+  /** The synced version in use; null when none was ever synced. */
+  list: AgentListVersion | null;
   agents: AgentListRow[];
   /** Entries of extra lists that are not matched, and why. */
   skipped: { token: string; reason: string }[];
@@ -53,6 +56,7 @@ export function classificationWithExtraLists(
 
 export function listAgents(context: ClassificationContext): AgentListing {
   return {
+    list: context.agentList,
     agents: summariseAgents(context).map((a) => ({
       name: a.name,
       operator: a.operator,

@@ -2,6 +2,7 @@
 // keep only the name; operator and category come from the agent list in use (data/ai-agents.json,
 // plus any extra lists the server loads), so a corrected entry shows at once in every export.
 import { type Agent, DEFAULT_AGENT_LIST_PATH, loadAgentList } from './classification/agent-list.ts';
+import type { ClassificationContext } from './classification/context.ts';
 import { MARKDOWN_CLIENT } from './classification/steps/user-agent.ts';
 import type { AgentCategory } from './classification/types.ts';
 
@@ -27,6 +28,24 @@ export function agentCatalog(agents: readonly Pick<Agent, 'name' | 'operator' | 
       byName.set(agent.name, { operator: agent.operator, category: agent.category });
   }
   return (agent) => byName.get(agent) ?? UNKNOWN;
+}
+
+/**
+ * A catalog that follows a classification context's agent list: rebuilt when a synced version
+ * replaces the list, so exports name the operator and category of agents added by a sync.
+ */
+export function liveAgentCatalog(
+  context: Pick<ClassificationContext, 'agents' | 'generation'>,
+): AgentCatalog {
+  let generation = -1;
+  let current: AgentCatalog = () => UNKNOWN;
+  return (agent) => {
+    if (generation !== context.generation) {
+      current = agentCatalog(context.agents);
+      generation = context.generation;
+    }
+    return current(agent);
+  };
 }
 
 let curated: AgentCatalog | undefined;

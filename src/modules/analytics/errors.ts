@@ -11,4 +11,9 @@ export const analyticsErrors = defineErrors({
     description:
       'A time series would have more buckets than the limit (2,400): ask for a shorter range or interval=day; details name dateTo, or dateFrom when it was omitted.',
   },
+  agent_list_refused: {
+    status: 422,
+    description:
+      'An AI-agent list sync (docwright agents sync) was refused and changed nothing: the list does not parse, holds no agents, or would drop more than the allowed share of the synced entries.',
+  },
 });

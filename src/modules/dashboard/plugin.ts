@@ -24,6 +24,7 @@ import { registerProjectRoutes } from './routes/project-routes.ts';
 import { registerTeamRoutes } from './routes/team-routes.ts';
 import { checkCsrf, loadState } from './state.ts';
 import { errorPage } from './views/account-views.ts';
+import type { AgentListInfo } from './views/analytics-view.ts';
 
 export type { DashboardOptions };
 
@@ -33,6 +34,8 @@ const CHART_JS_DIR = dirname(createRequire(import.meta.url).resolve('chart.js'))
 
 export interface DashboardPluginOptions extends DashboardOptions {
   agentCatalog?: AgentCatalog;
+  /** The agent list in use (its size and synced version), shown on the analytics page. */
+  agentList?: () => AgentListInfo;
   /** Live streams' keep-alive period (tests shorten it). */
   liveKeepAliveMs?: number;
 }
@@ -118,11 +121,10 @@ export async function registerDashboard(
         registerProjectRoutes(pages, ctx);
         registerKeyRoutes(pages, ctx);
         registerJobRoutes(pages, ctx);
-        registerAnalyticsPageRoutes(
-          pages,
-          ctx,
-          options.agentCatalog ? { agentCatalog: options.agentCatalog } : {},
-        );
+        registerAnalyticsPageRoutes(pages, ctx, {
+          ...(options.agentCatalog ? { agentCatalog: options.agentCatalog } : {}),
+          ...(options.agentList ? { agentList: options.agentList } : {}),
+        });
       },
       { prefix: '/app' },
     );

@@ -1,11 +1,24 @@
 // Everything classification needs besides the record: the agent list (curated first, then any
-// extra robots.json lists), the cached user-agent classifier, the Web Bot Auth verifier and a
-// clock. Built once per process and shared by every batch.
+// extra robots.json lists, then the synced list stored in the database), the cached user-agent
+// classifier, the Web Bot Auth verifier and a clock. Built once per process and shared by every
+// batch. When a new synced version arrives (agent-list-refresh.ts), useSyncedAgents swaps the
+// list and everything compiled from it at once and bumps `generation`, which the caches built
+// from the list (user-agent-profiles.ts, agent-catalog.ts) compare to drop what they hold.
 
-import { type Agent, DEFAULT_AGENT_LIST_PATH, loadAgentList } from './agent-list.ts';
+import { type Agent, DEFAULT_AGENT_LIST_PATH, loadAgentList, toAgents } from './agent-list.ts';
+import type { StoredAgentList } from './agent-list-queries.ts';
 import { loadRobotsJson, type RobotsJsonLoad } from './robots-json.ts';
 import { UserAgentClassifier } from './user-agent-verdict.ts';
 import { type WebBotAuthOptions, WebBotAuthVerifier } from './web-bot-auth/verifier.ts';
+
+/** The synced version in use. */
+export interface AgentListVersion {
+  version: number;
+  source: string;
+  syncedAt: string;
+  /** Entries the synced version adds to the curated and extra lists. */
+  entries: number;
+}
 
 export interface ClassificationContext {
   agents: readonly Agent[];
@@ -17,6 +30,13 @@ export interface ClassificationContext {
   now: () => number;
   /** Tokens of extra lists that were not loaded, and why. */
   skipped: RobotsJsonLoad['skipped'];
+  /** Bumped each time the agent list changes; caches built from the list compare it. */
+  generation: number;
+  /** The synced version in use; null while only the curated and extra lists are. */
+  agentList: AgentListVersion | null;
+  /** The curated and extra lists, which a synced version is added to. */
+  readonly baseAgents: readonly Agent[];
+  readonly userAgentCacheSize: number | undefined;
 }
 
 export interface ClassificationContextOptions {
@@ -33,6 +53,17 @@ export interface ClassificationContextOptions {
   now?: () => number;
 }
 
+function bySignatureOrigin(agents: readonly Agent[]): Map<string, Agent> {
+  const bySignature = new Map<string, Agent>();
+  for (const agent of agents) {
+    for (const url of agent.signatureAgents ?? []) {
+      const origin = new URL(url).origin;
+      if (!bySignature.has(origin)) bySignature.set(origin, agent);
+    }
+  }
+  return bySignature;
+}
+
 export function createClassificationContext(
   options: ClassificationContextOptions = {},
 ): ClassificationContext {
@@ -45,13 +76,6 @@ export function createClassificationContext(
     agents.push(...extra.agents);
     skipped.push(...extra.skipped);
   }
-  const bySignature = new Map<string, Agent>();
-  for (const agent of agents) {
-    for (const url of agent.signatureAgents ?? []) {
-      const origin = new URL(url).origin;
-      if (!bySignature.has(origin)) bySignature.set(origin, agent);
-    }
-  }
   const webBotAuth =
     options.webBotAuth === false
       ? null
@@ -61,9 +85,36 @@ export function createClassificationContext(
   return {
     agents,
     userAgents: new UserAgentClassifier(agents, options.userAgentCacheSize),
-    agentsBySignatureOrigin: bySignature,
+    agentsBySignatureOrigin: bySignatureOrigin(agents),
     webBotAuth,
     now: options.now ?? Date.now,
     skipped,
+    generation: 0,
+    agentList: null,
+    baseAgents: agents,
+    userAgentCacheSize: options.userAgentCacheSize,
   };
+}
+
+/**
+ * Puts a stored synced version behind the curated and extra lists (which win on a shared token,
+ * being matched first) and replaces everything compiled from the list in one step, so a record
+ * is classified wholly by the old list or wholly by the new one.
+ */
+export function useSyncedAgents(context: ClassificationContext, stored: StoredAgentList): void {
+  const agents = [
+    ...context.baseAgents,
+    ...toAgents(stored.entries, `sync v${stored.version} (${stored.source})`),
+  ];
+  const userAgents = new UserAgentClassifier(agents, context.userAgentCacheSize);
+  context.agents = agents;
+  context.userAgents = userAgents;
+  context.agentsBySignatureOrigin = bySignatureOrigin(agents);
+  context.agentList = {
+    version: stored.version,
+    source: stored.source,
+    syncedAt: stored.syncedAt.toISOString(),
+    entries: stored.entries.length,
+  };
+  context.generation++;
 }

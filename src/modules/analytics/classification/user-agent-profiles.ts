@@ -71,7 +71,10 @@ function profileOf(verdict: UserAgentVerdict, rangesOf: (agent: Agent) => IpRang
 }
 
 export class UserAgentProfiles {
-  readonly #context: ClassificationContext;
+  /** The classifier of the list these profiles were built from, kept even if the list changes. */
+  readonly #userAgents: ClassificationContext['userAgents'];
+  /** The agent list's generation these profiles were built from. */
+  readonly generation: number;
   readonly #front = new StringFrontTable<UserAgentProfile>(FRONT_SETS);
   readonly #cache = new GenerationalCache<string, UserAgentProfile>(GENERATION_SIZE);
   /** One per listed agent that publishes ranges, shared by every user agent naming it. */
@@ -86,11 +89,12 @@ export class UserAgentProfiles {
   };
 
   constructor(context: ClassificationContext) {
-    this.#context = context;
+    this.#userAgents = context.userAgents;
+    this.generation = context.generation;
   }
 
   #classify(userAgent: string): UserAgentProfile {
-    return profileOf(this.#context.userAgents.classify(userAgent), this.#rangesOf);
+    return profileOf(this.#userAgents.classify(userAgent), this.#rangesOf);
   }
 
   /**
@@ -134,10 +138,13 @@ export class UserAgentProfiles {
 
 const profilesByContext = new WeakMap<ClassificationContext, UserAgentProfiles>();
 
-/** The profiles of a context's user agents, kept as long as the context is. */
+/**
+ * The profiles of a context's user agents, kept as long as the context is and its agent list
+ * unchanged: a new synced version starts them afresh (one comparison per batch).
+ */
 export function userAgentProfilesOf(context: ClassificationContext): UserAgentProfiles {
   let profiles = profilesByContext.get(context);
-  if (profiles === undefined) {
+  if (profiles === undefined || profiles.generation !== context.generation) {
     profiles = new UserAgentProfiles(context);
     profilesByContext.set(context, profiles);
   }

@@ -12,7 +12,7 @@ import { getProject } from '../../projects/service.ts';
 import { dayRangeOf, lastDays } from '../analytics-range.ts';
 import { type DashboardContext, frameOf } from '../context.ts';
 import { sendPage } from '../respond.ts';
-import { type AnalyticsPage, analyticsPage } from '../views/analytics-view.ts';
+import { type AgentListInfo, type AnalyticsPage, analyticsPage } from '../views/analytics-view.ts';
 
 type AnalyticsQuery = {
   Params: { projectId: string };
@@ -39,7 +39,7 @@ function pageNumber(raw: unknown): number {
 export function registerAnalyticsPageRoutes(
   app: FastifyInstance,
   ctx: DashboardContext,
-  options: { agentCatalog?: AgentCatalog } = {},
+  options: { agentCatalog?: AgentCatalog; agentList?: () => AgentListInfo } = {},
 ): void {
   const { db } = ctx;
   const catalog = () => options.agentCatalog ?? curatedAgentCatalog();
@@ -72,6 +72,7 @@ export function registerAnalyticsPageRoutes(
       pagesLimit: TOP_PAGES_LIMIT,
       agentsPage,
       agentsLimit: AGENTS_LIMIT,
+      agentList: options.agentList?.() ?? null,
     };
     try {
       data.views = await exportPageViews(db, project.id, {

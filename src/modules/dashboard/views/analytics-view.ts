@@ -1,12 +1,19 @@
 // The analytics page: the date range, totals, a stacked chart of human and AI views per day or
 // hour (Chart.js, drawn by analytics-chart.js from the JSON below it, with the same numbers in a
 // table for screen readers), the top pages and the AI agents, each paged like the API.
+import type { AgentListVersion } from '../../analytics/classification/context.ts';
 import type { AgentReport, PageViewReport, TimeseriesReport } from '../../analytics/schemas.ts';
 import type { Project } from '../../projects/schemas.ts';
 import type { DayRange } from '../analytics-range.ts';
 import { count } from '../format.ts';
 import { html, jsonScript, type SafeHtml } from '../html.ts';
 import { errorBox, type PageFrame, page } from './layout.ts';
+
+/** The agent list classification uses: how many entries, and the synced version if any. */
+export interface AgentListInfo {
+  agents: number;
+  synced: AgentListVersion | null;
+}
 
 export interface AnalyticsPage {
   range: DayRange;
@@ -19,6 +26,18 @@ export interface AnalyticsPage {
   pagesLimit: number;
   agentsPage: number;
   agentsLimit: number;
+  /** Null when the page was built without a classification context (the curated list). */
+  agentList?: AgentListInfo | null;
+}
+
+function agentListLine(list: AgentListInfo | null | undefined): SafeHtml | string {
+  if (!list) return '';
+  const synced = list.synced;
+  return html`<p class="muted small" id="agent-list-version">Agent list: ${count(list.agents)} entries; ${
+    synced === null
+      ? 'curated list only, no synced version (docwright agents sync adds one).'
+      : html`synced version ${synced.version} from <code>${synced.source}</code>, ${synced.syncedAt.slice(0, 16).replace('T', ' ')} UTC.`
+  }</p>`;
 }
 
 function share(part: number, whole: number): string {
@@ -119,6 +138,7 @@ ${errorBox(data.error)}
     <h2 id="agents-title">AI agents</h2>
     <a class="button small" href="${csv('agents')}" download>Download CSV<span class="visually-hidden"> of all AI agents</span></a>
   </div>
+  ${agentListLine(data.agentList)}
   ${
     data.agents && data.agents.agents.length > 0
       ? html`<p class="muted small">${count(data.agents.totals.total)} AI views, ${share(data.agents.totals.verified, data.agents.totals.total)} verified (published IP ranges or signed requests).</p>

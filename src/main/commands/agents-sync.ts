@@ -1,0 +1,42 @@
+// `docwright agents sync` and `agents list`'s read of the synced version, as admin commands: they
+// run on the database wherever it can be reached (a running server's embedded database through
+// its control socket). The list's text is read by the CLI (a file or URL) and sent as input.
+import { Type } from 'typebox';
+import { selectLatestAgentList } from '../../modules/analytics/classification/agent-list-queries.ts';
+import { SYNC_MAX_BYTES } from '../../modules/analytics/classification/agent-list-source.ts';
+import { AgentSyncRefused, syncAgentList } from '../../modules/analytics/classification/agent-sync.ts';
+import { analyticsErrors } from '../../modules/analytics/errors.ts';
+import { defineAdminCommand } from './admin-command.ts';
+
+export const agentsSync = defineAdminCommand({
+  name: 'agents sync',
+  input: Type.Object(
+    {
+      text: Type.String({ maxLength: SYNC_MAX_BYTES }),
+      source: Type.String({ minLength: 1, maxLength: 2048 }),
+      maxDropPercent: Type.Integer({ minimum: 0, maximum: 100 }),
+    },
+    { additionalProperties: false },
+  ),
+  async run(db, input) {
+    try {
+      return await syncAgentList(db, {
+        text: input.text,
+        source: input.source,
+        maxDropShare: input.maxDropPercent / 100,
+      });
+    } catch (error) {
+      if (error instanceof AgentSyncRefused) throw analyticsErrors.agent_list_refused(error.message);
+      throw error;
+    }
+  },
+});
+
+export const agentsStored = defineAdminCommand({
+  name: 'agents stored',
+  input: Type.Object({}, { additionalProperties: false }),
+  async run(db) {
+    const stored = await selectLatestAgentList(db);
+    return stored === null ? null : { ...stored, syncedAt: stored.syncedAt.toISOString() };
+  },
+});

@@ -9,6 +9,7 @@ import { liveAgentCatalog } from '../modules/analytics/agent-catalog.ts';
 import { type CollectRouteOptions, registerCollectRoutes } from '../modules/analytics/collect/routes.ts';
 import { type IngestRouteOptions, registerIngestRoutes } from '../modules/analytics/ingest/routes.ts';
 import { registerAnalyticsRoutes } from '../modules/analytics/routes.ts';
+import { UnrecognizedAgentCounter } from '../modules/analytics/unrecognized-agents.ts';
 import { type DashboardPluginOptions, registerDashboard } from '../modules/dashboard/plugin.ts';
 import { registerJobDiffRoutes } from '../modules/jobs/diff/routes.ts';
 import { registerJobEventRoutes } from '../modules/jobs/events/routes.ts';
@@ -116,15 +117,19 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   registerJobDiffRoutes(app, context);
   // Operator and category of the agents in the exports come from the list classification uses,
   // extra lists and the synced version included.
+  // Pending counts of the unknown-agents report, written every few seconds and at close.
+  const unrecognized = new UnrecognizedAgentCounter(context.db, { logger: app.log });
+  app.addHook('onClose', async () => unrecognized.close());
   const classificationContext = context.classification;
   const agentCatalogOption = classificationContext
     ? { agentCatalog: liveAgentCatalog(classificationContext) }
     : {};
-  registerAnalyticsRoutes(app, context, agentCatalogOption);
+  registerAnalyticsRoutes(app, context, { ...agentCatalogOption, unrecognized });
   const classification = context.classification ? { classification: context.classification } : {};
   registerIngestRoutes(app, context, {
     ...classification,
     onRecords: recordOutcomeObserver(metrics, 'api'),
+    unrecognized,
     ...ingest,
     writerOptions: { observer: groupCommitObserver(metrics, 'api'), ...ingest?.writerOptions },
   });
@@ -137,6 +142,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   if (dashboard) {
     await registerDashboard(app, {
       ...agentCatalogOption,
+      unrecognized,
       ...(classificationContext
         ? {
             agentList: () => ({

@@ -12,8 +12,9 @@ import type { SyncResult } from '../../modules/analytics/classification/agent-sy
 import { AgentSyncRefused } from '../../modules/analytics/classification/agent-sync.ts';
 import { useSyncedAgents } from '../../modules/analytics/classification/context.ts';
 import { analyticsErrors } from '../../modules/analytics/errors.ts';
+import type { UnrecognizedAgentReport } from '../../modules/analytics/unrecognized-agents.ts';
 import { type AgentListing, classificationWithExtraLists, listAgents } from '../commands/agents-list.ts';
-import { agentsStored, agentsSync } from '../commands/agents-sync.ts';
+import { agentsStored, agentsSync, agentsUnrecognized } from '../commands/agents-sync.ts';
 import { runAdminCommand } from '../control/run-admin-command.ts';
 import { print, printJson, table } from './output.ts';
 
@@ -65,6 +66,26 @@ export function renderSync(result: SyncResult, refreshSeconds: number): string {
   return lines.join('\n');
 }
 
+export function renderUnrecognized(report: UnrecognizedAgentReport): string {
+  if (report.agents.length === 0) return 'No unrecognized automated user agents so far.';
+  return [
+    table(
+      ['PRODUCT', 'COUNTED AS', 'WHY', 'VIEWS', 'LAST SEEN', 'EXAMPLE'],
+      report.agents.map((a) => [
+        a.product,
+        a.class,
+        a.reason,
+        String(a.views),
+        a.lastSeen.slice(0, 16),
+        a.example,
+      ]),
+    ),
+    '',
+    'Automated-looking user agents that no AI-agent list entry names. An AI agent among them is counted',
+    'as AI once a synced list names it: docwright agents sync --from <list>.',
+  ].join('\n');
+}
+
 /**
  * Whether a database to read a synced list from exists: DATABASE_URL, or an embedded database
  * already created. `agents list` must not create a data directory just to find it empty.
@@ -109,6 +130,29 @@ export function registerAgentsCommands(program: Command): void {
       const listing = listAgents(context);
       if (options.json) printJson(listing);
       else print(renderAgents(listing));
+    });
+  agents
+    .command('unrecognized')
+    .description("automated-looking user agents the AI-agent list does not know, in a project's views")
+    .requiredOption('--project <projectId>', 'the project (prj_...)')
+    .option('--limit <n>', 'rows, most views first (default 50, at most 1000)', (raw) => {
+      const n = Number(raw);
+      if (!/^\d+$/.test(raw) || n < 1 || n > 1000)
+        throw new InvalidArgumentError('use a whole number from 1 to 1000.');
+      return n;
+    })
+    .option(
+      '--json',
+      'print {"agents": [{product, class, reason, views, firstSeen, lastSeen, example}], "hasMore"}',
+    )
+    .addHelpText('after', '\nExample:\n  docwright agents unrecognized --project prj_123')
+    .action(async (options: { project: string; limit?: number; json?: boolean }) => {
+      const report = await runAdminCommand(loadConfig(), agentsUnrecognized, {
+        projectId: options.project,
+        limit: options.limit ?? 50,
+      });
+      if (options.json) printJson(report);
+      else print(renderUnrecognized(report));
     });
   agents
     .command('sync')

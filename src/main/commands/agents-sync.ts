@@ -1,4 +1,5 @@
-// `docwright agents sync` and `agents list`'s read of the synced version, as admin commands: they
+// `docwright agents sync`, `agents unrecognized` and `agents list`'s read of the synced version,
+// as admin commands: they
 // run on the database wherever it can be reached (a running server's embedded database through
 // its control socket). The list's text is read by the CLI (a file or URL) and sent as input.
 import { Type } from 'typebox';
@@ -6,6 +7,8 @@ import { selectLatestAgentList } from '../../modules/analytics/classification/ag
 import { SYNC_MAX_BYTES } from '../../modules/analytics/classification/agent-list-source.ts';
 import { AgentSyncRefused, syncAgentList } from '../../modules/analytics/classification/agent-sync.ts';
 import { analyticsErrors } from '../../modules/analytics/errors.ts';
+import { exportUnrecognizedAgents } from '../../modules/analytics/unrecognized-agents.ts';
+import { getProject } from '../../modules/projects/service.ts';
 import { defineAdminCommand } from './admin-command.ts';
 
 export const agentsSync = defineAdminCommand({
@@ -38,5 +41,20 @@ export const agentsStored = defineAdminCommand({
   async run(db) {
     const stored = await selectLatestAgentList(db);
     return stored === null ? null : { ...stored, syncedAt: stored.syncedAt.toISOString() };
+  },
+});
+
+export const agentsUnrecognized = defineAdminCommand({
+  name: 'agents unrecognized',
+  input: Type.Object(
+    {
+      projectId: Type.String({ minLength: 1 }),
+      limit: Type.Integer({ minimum: 1, maximum: 1000 }),
+    },
+    { additionalProperties: false },
+  ),
+  async run(db, input) {
+    await getProject(db, input.projectId); // an unknown project is a clear 404, not an empty list
+    return exportUnrecognizedAgents(db, input.projectId, { limit: input.limit, offset: 0 });
   },
 });

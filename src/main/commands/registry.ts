@@ -5,7 +5,7 @@
 // Commands other issues add (`jobs ...`, `agents list`, `views`) belong here too when they read
 // or write the database: write the handler as its own file beside these, then add it below.
 import type { AdminCommand } from './admin-command.ts';
-import { agentsStored, agentsSync } from './agents-sync.ts';
+import { agentsStored, agentsSync, agentsUnrecognized } from './agents-sync.ts';
 import { importLogsChunk, importLogsLedger } from './import-logs-commands.ts';
 import { keysCreate } from './keys-create.ts';
 import { keysList } from './keys-list.ts';
@@ -30,6 +30,7 @@ const ALL: AdminCommand<any, unknown>[] = [
   importLogsChunk,
   agentsSync,
   agentsStored,
+  agentsUnrecognized,
 ];
 
 export const ADMIN_COMMANDS: ReadonlyMap<string, AdminCommand> = new Map(ALL.map((c) => [c.name, c]));

@@ -19,14 +19,20 @@ import {
   TimeseriesQuerySchema,
   type TimeseriesReport,
   TimeseriesReportSchema,
+  type UnrecognizedAgentReportBody,
+  UnrecognizedAgentReportSchema,
+  UnrecognizedQuerySchema,
   ViewsQuerySchema,
 } from './schemas.ts';
 import { exportTimeseries } from './timeseries.ts';
+import { exportUnrecognizedAgents, type UnrecognizedAgentCounter } from './unrecognized-agents.ts';
 import { exportPageViews } from './views.ts';
 
 export interface AnalyticsRouteOptions {
   /** Operator and category of each agent; defaults to the curated list (data/ai-agents.json). */
   agentCatalog?: AgentCatalog;
+  /** The process's pending unknown-agent counts, written before the report is read. */
+  unrecognized?: UnrecognizedAgentCounter;
 }
 
 const ProjectParams = Type.Object({
@@ -84,6 +90,34 @@ export function registerAnalyticsRoutes(
   app.addSchema(PageViewReportSchema);
   app.addSchema(AgentReportSchema);
   app.addSchema(TimeseriesReportSchema);
+  app.addSchema(UnrecognizedAgentReportSchema);
+
+  app.get(
+    '/v1/analytics/:projectId/agents/unrecognized',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags,
+        security,
+        summary: 'Export user agents the AI-agent list does not know',
+        description: `Views from user agents that no AI-agent list entry names but that look automated (isbot recognises them, they call themselves bot, agent, AI, GPT, LLM, crawler..., or they carry no browser engine), per normalised product token and class (bot or human), counted since they were first seen: the new AI agents to add with \`docwright agents sync\`. Counts reach the report within seconds of ingestion. Page with limit (1 to ${MAX_VIEWS_LIMIT}) and offset while hasMore is true. A read or admin key is needed.`,
+        params: ProjectParams,
+        querystring: UnrecognizedQuerySchema,
+        response: {
+          200: Type.Unsafe<UnrecognizedAgentReportBody>({
+            $ref: 'UnrecognizedAgentReport#',
+            description: 'The unrecognized agents.',
+          }),
+          ...errorResponses(),
+        },
+      },
+    },
+    async (request): Promise<UnrecognizedAgentReportBody> => {
+      await options.unrecognized?.flush();
+      const { limit = 50, offset = 0 } = request.query;
+      return exportUnrecognizedAgents(db, request.params.projectId, { limit, offset });
+    },
+  );
   // The same URL answers JSON or CSV: shared caches must key on Accept.
   const varyOnAccept = async (_request: FastifyRequest, reply: FastifyReply) => {
     reply.header('vary', 'Accept');

@@ -147,6 +147,71 @@ export const AgentReportSchema = Type.Object(
 );
 export type AgentReport = Static<typeof AgentReportSchema>;
 
+export const UnrecognizedQuerySchema = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_VIEWS_LIMIT,
+      default: DEFAULT_VIEWS_LIMIT,
+      description: `Products per response, 1 to ${MAX_VIEWS_LIMIT}, written in decimal digits.`,
+    }),
+  ),
+  offset: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      default: 0,
+      description:
+        'Rows to skip, written in decimal digits. While hasMore is true, ask again with offset + limit.',
+    }),
+  ),
+});
+export type UnrecognizedQuery = Static<typeof UnrecognizedQuerySchema>;
+
+export const UnrecognizedAgentReportSchema = Type.Object(
+  {
+    agents: Type.Array(
+      Type.Object({
+        product: Type.String({
+          description:
+            'The product token the user agents name themselves by, without version ("NovelAgent").',
+        }),
+        class: Type.Union([Type.Literal('bot'), Type.Literal('human')], {
+          description: 'How these views were counted: bot (isbot recognised it) or human (the default).',
+        }),
+        reason: Type.Union(
+          [Type.Literal('isbot'), Type.Literal('automated_words'), Type.Literal('no_browser_engine')],
+          {
+            description:
+              'Why it looks automated: isbot recognised it; it uses words such as bot, agent, AI, GPT, LLM, crawler, fetcher; or it has no browser engine token.',
+          },
+        ),
+        views: Count('Views counted from these user agents since they were first seen.'),
+        firstSeen: Type.String({
+          format: 'date-time',
+          description: 'When the first such view was received.',
+        }),
+        lastSeen: Type.String({
+          format: 'date-time',
+          description: 'When the latest such view was received.',
+        }),
+        example: Type.String({
+          description: 'One user agent that led here (the first seen), at most 256 characters.',
+        }),
+      }),
+      {
+        description:
+          'Per product and class, most views first, then product. User agents named by the AI-agent list are never here.',
+      },
+    ),
+    hasMore: Type.Boolean({
+      description: 'True exactly when more rows follow this page: ask again with offset + limit.',
+    }),
+  },
+  { $id: 'UnrecognizedAgentReport', title: 'Unrecognized agents report' },
+);
+export type UnrecognizedAgentReportBody = Static<typeof UnrecognizedAgentReportSchema>;
+
 export const TIMESERIES_INTERVALS = ['hour', 'day'] as const;
 export type TimeseriesInterval = (typeof TIMESERIES_INTERVALS)[number];
 

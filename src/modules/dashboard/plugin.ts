@@ -13,6 +13,7 @@ import { AppError } from '../../errors/app-error.ts';
 import { accountErrors } from '../accounts/errors.ts';
 import { hasUsers } from '../accounts/users.ts';
 import type { AgentCatalog } from '../analytics/agent-catalog.ts';
+import type { UnrecognizedAgentCounter } from '../analytics/unrecognized-agents.ts';
 import { type DashboardContext, type DashboardOptions, frameOf } from './context.ts';
 import { sendPage } from './respond.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
@@ -36,6 +37,8 @@ export interface DashboardPluginOptions extends DashboardOptions {
   agentCatalog?: AgentCatalog;
   /** The agent list in use (its size and synced version), shown on the analytics page. */
   agentList?: () => AgentListInfo;
+  /** The process's pending unknown-agent counts, written before the analytics page reads them. */
+  unrecognized?: UnrecognizedAgentCounter;
   /** Live streams' keep-alive period (tests shorten it). */
   liveKeepAliveMs?: number;
 }
@@ -124,6 +127,7 @@ export async function registerDashboard(
         registerAnalyticsPageRoutes(pages, ctx, {
           ...(options.agentCatalog ? { agentCatalog: options.agentCatalog } : {}),
           ...(options.agentList ? { agentList: options.agentList } : {}),
+          ...(options.unrecognized ? { unrecognized: options.unrecognized } : {}),
         });
       },
       { prefix: '/app' },

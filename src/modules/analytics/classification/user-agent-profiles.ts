@@ -12,6 +12,7 @@ import { GenerationalCache } from './generational-cache.ts';
 import { IpRangeVerdicts } from './ip-range-verdicts.ts';
 import { MARKDOWN_CLIENT, NO_USER_AGENT } from './steps/user-agent.ts';
 import { StringFrontTable } from './string-front-table.ts';
+import type { UnrecognizedAgent } from './unrecognized-agent.ts';
 import type { UserAgentVerdict } from './user-agent-verdict.ts';
 import { type ViewKind, viewKind } from './view-kind.ts';
 
@@ -27,6 +28,8 @@ export interface UserAgentProfile {
   /** Whether Markdown signals make the client a `markdown-client` (named crawlers stay bots). */
   markdownCounts: boolean;
   browser: boolean;
+  /** An automated-looking agent the list does not name (unrecognized-agent.ts); null otherwise. */
+  unrecognized: UnrecognizedAgent | null;
 }
 
 // A Markdown fetch names no listed agent, so no IP range can verify it.
@@ -53,6 +56,7 @@ function profileOf(verdict: UserAgentVerdict, rangesOf: (agent: Agent) => IpRang
       ranges: verifiable ? rangesOf(agent) : null,
       markdownCounts: false,
       browser: verdict.browser,
+      unrecognized: null,
     };
   }
   const plain = verdict.empty
@@ -67,6 +71,7 @@ function profileOf(verdict: UserAgentVerdict, rangesOf: (agent: Agent) => IpRang
     ranges: null,
     markdownCounts: verdict.bot === null || verdict.genericClient,
     browser: verdict.browser,
+    unrecognized: verdict.unrecognized,
   };
 }
 

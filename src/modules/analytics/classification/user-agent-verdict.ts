@@ -10,6 +10,7 @@ import type { Agent } from './agent-list.ts';
 import { LruCache } from './lru-cache.ts';
 import { ProductMatcher } from './product-matcher.ts';
 import { TokenMatcher } from './token-matcher.ts';
+import { type UnrecognizedAgent, unrecognizedAgent } from './unrecognized-agent.ts';
 
 export interface UserAgentVerdict {
   empty: boolean;
@@ -21,6 +22,8 @@ export interface UserAgentVerdict {
   /** curl, python-requests, axios, Go-http-client and the like: scripts, not named crawlers. */
   genericClient: boolean;
   browser: boolean;
+  /** Not named by the list but automated-looking: counted for the unknown-agents report. */
+  unrecognized: UnrecognizedAgent | null;
 }
 
 // Libraries and command-line clients, recognised by their product token at the start.
@@ -73,7 +76,15 @@ export class UserAgentClassifier {
 
   #compute(userAgent: string): UserAgentVerdict {
     if (userAgent === '' || userAgent === '-') {
-      return { empty: true, agent: null, token: null, bot: null, genericClient: false, browser: false };
+      return {
+        empty: true,
+        agent: null,
+        token: null,
+        bot: null,
+        genericClient: false,
+        browser: false,
+        unrecognized: null,
+      };
     }
     const match = this.#matcher.match(userAgent) ?? this.#products.match(userAgent);
     const genericClient = GENERIC_CLIENT.test(userAgent);
@@ -85,6 +96,7 @@ export class UserAgentClassifier {
       bot: robot || genericClient ? botName(userAgent) : null,
       genericClient,
       browser: !robot && !genericClient && BROWSER.test(userAgent),
+      unrecognized: match === null ? unrecognizedAgent(userAgent, robot || genericClient) : null,
     };
   }
 }

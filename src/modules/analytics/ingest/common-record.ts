@@ -14,6 +14,7 @@ import { isCountedMethod } from '../classification/steps/method.ts';
 import { isCountedStatus } from '../classification/steps/status.ts';
 import { UserAgentProfiles } from '../classification/user-agent-profiles.ts';
 import { parseCommonTimestampMillis } from '../date-bounds.ts';
+import type { UnrecognizedTally } from '../unrecognized-agents.ts';
 import type { OutcomeSink } from './rollup-tally.ts';
 import { MAX_FUTURE_MS } from './schemas.ts';
 
@@ -49,7 +50,8 @@ function isValidStatus(status: unknown): boolean {
 
 /**
  * Checks and classifies one record when it is a common one and reports its outcome to `sink`;
- * false (nothing reported) when the general path must decide.
+ * false (nothing reported) when the general path must decide. Views of user agents the agent
+ * list does not know but that look automated are also counted in `unrecognized`.
  */
 export function ingestCommonRecord(
   item: unknown,
@@ -57,6 +59,7 @@ export function ingestCommonRecord(
   receivedAtMs: number,
   profiles: UserAgentProfiles,
   sink: OutcomeSink,
+  unrecognized?: UnrecognizedTally,
 ): boolean {
   if (typeof item !== 'object' || item === null) return false;
   const fields = item as Record<string, unknown>;
@@ -100,6 +103,7 @@ export function ingestCommonRecord(
     else {
       const kind = UserAgentProfiles.viewKind(profile, page.markdown, accept, ip);
       sink.view(index, hourOf(atMs), kind, page.path, page.pathHasNul);
+      if (profile.unrecognized !== null) unrecognized?.add(profile.unrecognized, kind.trafficClass);
     }
   }
   return true;

@@ -7,7 +7,9 @@ import type { Queryable } from '../../../db/database.ts';
 import { httpErrors } from '../../../http/errors.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import { classifyRecordNow } from '../classification/pipeline.ts';
+import type { ClassificationOutcome } from '../classification/types.ts';
 import { userAgentProfilesOf } from '../classification/user-agent-profiles.ts';
+import { type UnrecognizedAgentCounter, UnrecognizedTally } from '../unrecognized-agents.ts';
 import { hourOf, ingestCommonRecord } from './common-record.ts';
 import { DeferredOutcomes } from './deferred-outcomes.ts';
 import { ingestErrors } from './errors.ts';
@@ -22,6 +24,8 @@ export interface IngestDependencies {
   classification: ClassificationContext;
   /** Milliseconds since the epoch: the default timestamp and the future limit's base. */
   now: () => number;
+  /** Where the unknown-agents report's counts go, once the batch is committed. */
+  unrecognized?: UnrecognizedAgentCounter;
 }
 
 /** What became of a batch's records, for the metrics: counts, never the records themselves. */
@@ -62,6 +66,7 @@ export async function ingestBatch(
   const receivedAt = deps.now();
   const tally = new RollupTally(projectId);
   const profiles = userAgentProfilesOf(deps.classification);
+  const unrecognized = new UnrecognizedTally();
   // Set at the first record that waits on a key directory: from there on, outcomes are held
   // back so rows are still summed in batch order.
   let deferred: DeferredOutcomes | null = null;
@@ -69,7 +74,7 @@ export async function ingestBatch(
     const item = items[index];
     if (item === undefined && !(index in items)) continue; // a hole in a sparse array: no record
     const sink = deferred ?? tally;
-    if (ingestCommonRecord(item, index, receivedAt, profiles, sink)) continue;
+    if (ingestCommonRecord(item, index, receivedAt, profiles, sink, unrecognized)) continue;
     const checked = validateRecord(item, receivedAt);
     if (!checked.ok) {
       tally.reject(index, checked.code, checked.message);
@@ -81,6 +86,7 @@ export async function ingestBatch(
       deferred.wait(index, hourOf(checked.atMs), outcome);
     } else {
       reportOutcome(sink, index, hourOf(checked.atMs), outcome);
+      countUnrecognized(unrecognized, outcome, checked.record.userAgent, deps.classification);
     }
   }
   if (deferred !== null) await deferred.replayInto(tally);
@@ -91,7 +97,22 @@ export async function ingestBatch(
   // A batch that counts nothing stores no key either: sent again, it is answered the same way.
   if (accepted === 0) return { result, submitted: 'nothing_to_count' };
   const claim = batchKey === null ? null : { projectId, ...batchKey, result };
-  return { result, submitted: await deps.writer.submit(sums, claim) };
+  const submitted = await deps.writer.submit(sums, claim);
+  if (submitted !== 'duplicate') deps.unrecognized?.add(projectId, unrecognized, receivedAt);
+  return { result, submitted };
+}
+
+/** A record of the general path: counted when only the default rules decided its class. */
+function countUnrecognized(
+  tally: UnrecognizedTally,
+  outcome: ClassificationOutcome,
+  userAgent: string | undefined,
+  classification: ClassificationContext,
+): void {
+  if ('drop' in outcome || (outcome.evidence.rule !== 'bot' && outcome.evidence.rule !== 'human_default'))
+    return;
+  const agent = classification.userAgents.classify(userAgent).unrecognized;
+  if (agent !== null) tally.add(agent, outcome.class);
 }
 
 /**

@@ -10,6 +10,7 @@ import { errorResponses } from '../../../http/openapi.ts';
 import { exceedsJsonDepth, jsonValueError } from '../../../http/request-text.ts';
 import { validatorCompiler } from '../../../http/validation.ts';
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
+import type { UnrecognizedAgentCounter } from '../unrecognized-agents.ts';
 import { ingestErrors } from './errors.ts';
 import { type GroupCommitOptions, GroupCommitWriter } from './group-commit.ts';
 import {
@@ -39,6 +40,8 @@ export interface IngestRouteOptions {
   now?: () => number;
   /** Told the outcome counts of every answered batch (the metrics). */
   onRecords?: (outcomes: RecordOutcomes) => void;
+  /** Counts for the unknown-agents report. */
+  unrecognized?: UnrecognizedAgentCounter;
 }
 
 /** What the NDJSON parser hands the handler: the parsed lines and how many there were. */
@@ -75,6 +78,7 @@ export function registerIngestRoutes(app: App, context: AppContext, options: Ing
     writer,
     classification: options.classification ?? createClassificationContext(),
     now: options.now ?? Date.now,
+    ...(options.unrecognized ? { unrecognized: options.unrecognized } : {}),
   };
 
   // Encapsulated so the NDJSON parser and the route's own 415 exist on this route only.

@@ -7,6 +7,10 @@ import { exportAgents } from '../../analytics/agents.ts';
 import { toCsv } from '../../analytics/csv.ts';
 import { MAX_VIEWS_LIMIT } from '../../analytics/schemas.ts';
 import { exportTimeseries } from '../../analytics/timeseries.ts';
+import {
+  exportUnrecognizedAgents,
+  type UnrecognizedAgentCounter,
+} from '../../analytics/unrecognized-agents.ts';
 import { exportPageViews } from '../../analytics/views.ts';
 import { getProject } from '../../projects/service.ts';
 import { dayRangeOf, lastDays } from '../analytics-range.ts';
@@ -28,6 +32,7 @@ type AnalyticsQuery = {
 
 export const TOP_PAGES_LIMIT = 25;
 export const AGENTS_LIMIT = 10;
+export const UNRECOGNIZED_LIMIT = 10;
 /** Hourly charts up to this many days; longer ranges are charted per day. */
 const MAX_HOURLY_DAYS = 14;
 
@@ -39,7 +44,11 @@ function pageNumber(raw: unknown): number {
 export function registerAnalyticsPageRoutes(
   app: FastifyInstance,
   ctx: DashboardContext,
-  options: { agentCatalog?: AgentCatalog; agentList?: () => AgentListInfo } = {},
+  options: {
+    agentCatalog?: AgentCatalog;
+    agentList?: () => AgentListInfo;
+    unrecognized?: UnrecognizedAgentCounter;
+  } = {},
 ): void {
   const { db } = ctx;
   const catalog = () => options.agentCatalog ?? curatedAgentCatalog();
@@ -87,6 +96,11 @@ export function registerAnalyticsPageRoutes(
         catalog(),
       );
       data.series = await exportTimeseries(db, project.id, { ...dates, interval });
+      await options.unrecognized?.flush();
+      data.unrecognized = await exportUnrecognizedAgents(db, project.id, {
+        limit: UNRECOGNIZED_LIMIT,
+        offset: 0,
+      });
     } catch (e) {
       if (!(e instanceof AppError) || e.status >= 500) throw e;
       data.error = e.message;

@@ -3,6 +3,7 @@
 // table for screen readers), the top pages and the AI agents, each paged like the API.
 import type { AgentListVersion } from '../../analytics/classification/context.ts';
 import type { AgentReport, PageViewReport, TimeseriesReport } from '../../analytics/schemas.ts';
+import type { UnrecognizedAgentReport } from '../../analytics/unrecognized-agents.ts';
 import type { Project } from '../../projects/schemas.ts';
 import type { DayRange } from '../analytics-range.ts';
 import { count } from '../format.ts';
@@ -28,6 +29,26 @@ export interface AnalyticsPage {
   agentsLimit: number;
   /** Null when the page was built without a classification context (the curated list). */
   agentList?: AgentListInfo | null;
+  /** The top automated-looking user agents the list does not know (all time, not the range). */
+  unrecognized?: UnrecognizedAgentReport | null;
+}
+
+function unrecognizedSection(report: UnrecognizedAgentReport | null | undefined): SafeHtml {
+  return html`<section aria-labelledby="unrecognized-title">
+  <h2 id="unrecognized-title">Unrecognized automated agents</h2>
+  <p class="muted small">User agents that look automated but that no AI-agent list entry names, counted as bot or human, since first seen (not limited to the range above). An AI agent among them is counted as AI once a synced list names it (<code>docwright agents sync</code>).</p>
+  ${
+    report && report.agents.length > 0
+      ? html`<div class="table-wrap"><table id="unrecognized-agents">
+    <thead><tr><th scope="col">Product</th><th scope="col">Counted as</th><th scope="col">Why</th><th scope="col" class="num">Views</th><th scope="col">Last seen (UTC)</th><th scope="col">Example user agent</th></tr></thead>
+    <tbody>${report.agents.map(
+      (a) =>
+        html`<tr><td>${a.product}</td><td>${a.class}</td><td>${a.reason.replaceAll('_', ' ')}</td><td class="num">${count(a.views)}</td><td>${a.lastSeen.slice(0, 16).replace('T', ' ')}</td><td class="break"><code>${a.example}</code></td></tr>`,
+    )}</tbody>
+  </table></div>`
+      : html`<p class="muted">None so far.</p>`
+  }
+</section>`;
 }
 
 function agentListLine(list: AgentListInfo | null | undefined): SafeHtml | string {
@@ -155,6 +176,7 @@ ${errorBox(data.error)}
   </nav>`
       : html`<p class="muted">No AI agent views in this range.</p>`
   }
-</section>`,
+</section>
+${unrecognizedSection(data.unrecognized)}`,
   );
 }

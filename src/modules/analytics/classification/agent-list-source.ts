@@ -11,7 +11,9 @@ export const AI_ROBOTS_TXT_URL =
   'https://raw.githubusercontent.com/ai-robots-txt/ai.robots.txt/main/robots.json';
 
 export const SYNC_FETCH_TIMEOUT_MS = 15_000;
-export const SYNC_MAX_BYTES = 4 * 1024 * 1024;
+// ai.robots.txt's robots.json is about 75 KB; the cap also keeps the text, sent as an admin
+// command's input, within the control socket's 1 MiB request limit.
+export const SYNC_MAX_BYTES = 512 * 1024;
 
 export function isUrl(from: string): boolean {
   return /^https?:\/\//i.test(from);

@@ -120,16 +120,22 @@ export function prepareSync(text: string, source: string, curated: AgentListDocu
   return { format: isOwnFormat ? 'docwright' : 'robots_json', entries, skipped };
 }
 
-/** Refuses a sync that would drop more than maxDropShare (0..1) of the stored entries. */
+/**
+ * Refuses a sync that would drop more than maxDropShare (0..1) of the stored entries. Entries the
+ * curated list now covers (a release added them) are not dropped: they are still matched.
+ */
 export function checkDrop(
   previous: Pick<StoredAgentList, 'entries'> | null,
   next: readonly AgentEntry[],
   maxDropShare: number,
   source: string,
+  covered: ReadonlySet<string> = new Set(),
 ): void {
   if (previous === null || previous.entries.length === 0) return;
   const kept = new Set(next.map((entry) => entry.name.toLowerCase()));
-  const dropped = previous.entries.filter((entry) => !kept.has(entry.name.toLowerCase())).length;
+  const dropped = previous.entries.filter(
+    (entry) => !kept.has(entry.name.toLowerCase()) && !covered.has(entry.name.toLowerCase()),
+  ).length;
   const share = dropped / previous.entries.length;
   if (share > maxDropShare) {
     throw new AgentSyncRefused(
@@ -153,10 +159,12 @@ export interface SyncOptions {
 
 /** Stores the next version unless it equals the current one; throws AgentSyncRefused. */
 export async function syncAgentList(db: Database, options: SyncOptions): Promise<SyncResult> {
-  const prepared = prepareSync(options.text, options.source, options.curated ?? loadAgentListDocument());
+  const curated = options.curated ?? loadAgentListDocument();
+  const prepared = prepareSync(options.text, options.source, curated);
+  const covered = curatedNames(curated.agents, curated.notAi);
   return db.transaction(async (tx) => {
     const previous = await selectLatestAgentList(tx);
-    checkDrop(previous, prepared.entries, options.maxDropShare, options.source);
+    checkDrop(previous, prepared.entries, options.maxDropShare, options.source, covered);
     const before = new Set((previous?.entries ?? []).map((entry) => entry.name));
     const after = new Set(prepared.entries.map((entry) => entry.name));
     const added = [...after].filter((name) => !before.has(name));

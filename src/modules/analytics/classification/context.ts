@@ -102,10 +102,11 @@ export function createClassificationContext(
  * is classified wholly by the old list or wholly by the new one.
  */
 export function useSyncedAgents(context: ClassificationContext, stored: StoredAgentList): void {
-  const agents = [
-    ...context.baseAgents,
-    ...toAgents(stored.entries, `sync v${stored.version} (${stored.source})`),
-  ];
+  // A version synced before a release added the same agent to the curated list: the curated
+  // entry alone is listed (its tokens win anyway).
+  const listed = new Set(context.baseAgents.map((agent) => agent.name.toLowerCase()));
+  const synced = stored.entries.filter((entry) => !listed.has(entry.name.toLowerCase()));
+  const agents = [...context.baseAgents, ...toAgents(synced, `sync v${stored.version} (${stored.source})`)];
   const userAgents = new UserAgentClassifier(agents, context.userAgentCacheSize);
   context.agents = agents;
   context.userAgents = userAgents;

@@ -115,11 +115,11 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   registerJobRoutes(app, context);
   registerJobEventRoutes(app, context);
   registerJobDiffRoutes(app, context);
-  // Operator and category of the agents in the exports come from the list classification uses,
-  // extra lists and the synced version included.
   // Pending counts of the unknown-agents report, written every few seconds and at close.
   const unrecognized = new UnrecognizedAgentCounter(context.db, { logger: app.log });
   app.addHook('onClose', async () => unrecognized.close());
+  // Operator and category of the agents in the exports come from the list classification uses,
+  // extra lists and the synced version included.
   const classificationContext = context.classification;
   const agentCatalogOption = classificationContext
     ? { agentCatalog: liveAgentCatalog(classificationContext) }

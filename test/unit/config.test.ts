@@ -112,3 +112,45 @@ test('DOCWRIGHT_MODEL_TIMEOUT_SECONDS: 300 s by default, whole seconds from 1, a
     );
   }
 });
+
+test('the agent list: refresh every 30 s, no scheduled sync, 20% drop bound by default; each variable checked', () => {
+  const defaults = loadConfig({}, tmp()).agentList;
+  assert.deepEqual(defaults, {
+    refreshMs: 30_000,
+    syncUrl: null,
+    syncIntervalMs: 86_400_000,
+    maxDropShare: 0.2,
+  });
+  const set = loadConfig(
+    {
+      DOCWRIGHT_AGENT_LIST_REFRESH_SECONDS: '5',
+      DOCWRIGHT_AGENT_LIST_SYNC_URL: 'https://lists.example/robots.json',
+      DOCWRIGHT_AGENT_LIST_SYNC_HOURS: '6',
+      DOCWRIGHT_AGENT_LIST_MAX_DROP_PERCENT: '50',
+    },
+    tmp(),
+  ).agentList;
+  assert.deepEqual(set, {
+    refreshMs: 5_000,
+    syncUrl: 'https://lists.example/robots.json',
+    syncIntervalMs: 21_600_000,
+    maxDropShare: 0.5,
+  });
+  assert.throws(
+    () =>
+      loadConfig(
+        {
+          DOCWRIGHT_AGENT_LIST_REFRESH_SECONDS: '0',
+          DOCWRIGHT_AGENT_LIST_SYNC_URL: 'ftp://x',
+          DOCWRIGHT_AGENT_LIST_MAX_DROP_PERCENT: '101',
+        },
+        tmp(),
+      ),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.problems.length === 3 &&
+      /REFRESH_SECONDS/.test(error.problems.join()) &&
+      /SYNC_URL must be an http\(s\) URL/.test(error.problems.join()) &&
+      /MAX_DROP_PERCENT/.test(error.problems.join()),
+  );
+});

@@ -19,6 +19,7 @@ import {
 } from '../../src/modules/analytics/import/importer.ts';
 import { applyChunk } from '../../src/modules/analytics/import/ledger.ts';
 import { openLogSource } from '../../src/modules/analytics/import/source.ts';
+import { selectUnrecognizedAgents } from '../../src/modules/analytics/unrecognized-queries.ts';
 import { bearer, createTestApp, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import {
@@ -423,6 +424,47 @@ await forEachBackend('log import', ({ db }) => {
       await assertRollups(project.id, [
         { hour: '2025-03-14T09:00:00.000Z', path: '/notes', trafficClass: 'human', views: 1 },
       ]);
+    });
+  });
+
+  describe('the unknown-agents report', () => {
+    test("imported views of unknown automated user agents are counted once, with the requests' times", async () => {
+      const { project } = await seedProject(db());
+      const at = (minute: number) => Date.UTC(2025, 2, 14, 9, minute, 0);
+      const hit = (minute: number, ua: string, target = '/guide') => ({
+        ip: '203.0.113.9',
+        at: at(minute),
+        method: 'GET',
+        target,
+        status: 200,
+        ua,
+        expect: { path: target, class: 'bot' as const },
+      });
+      const novel = 'Mozilla/5.0 (compatible; LogOnlyAgent/1.2; +https://log-only.example)';
+      const path = file(
+        logText([
+          hit(1, novel),
+          hit(2, novel, '/other'),
+          hit(3, novel, '/img/x.png'), // an asset: dropped, not a view
+          hit(4, CHROME),
+          hit(5, 'GPTBot/1.3'),
+          hit(6, novel),
+        ]),
+      );
+      await run(project.id, path);
+      await run(project.id, path); // the same log again: nothing new is counted
+      const rows = await selectUnrecognizedAgents(db(), project.id, { limit: 10, offset: 0 });
+      assert.deepEqual(
+        rows.map((r) => [
+          r.product,
+          r.class,
+          r.reason,
+          Number(r.views),
+          r.first_seen.toISOString(),
+          r.last_seen.toISOString(),
+        ]),
+        [['LogOnlyAgent', 'bot', 'isbot', 3, new Date(at(1)).toISOString(), new Date(at(6)).toISOString()]],
+      );
     });
   });
 });

@@ -24,6 +24,23 @@ export const ChunkRowSchema = Type.Object({
 });
 export type ChunkRow = Static<typeof ChunkRowSchema>;
 
+/** Views of one automated-looking user agent the agent list does not know (unrecognized-agents.ts). */
+export const ChunkUnrecognizedSchema = Type.Object({
+  product: Type.String({ minLength: 1, maxLength: 64 }),
+  trafficClass: Type.Union([Type.Literal('human'), Type.Literal('bot')]),
+  reason: Type.Union([
+    Type.Literal('isbot'),
+    Type.Literal('automated_words'),
+    Type.Literal('no_browser_engine'),
+  ]),
+  example: Type.String({ maxLength: 256 }),
+  views: Type.Integer({ minimum: 1 }),
+  /** The times of the first and last such request in the chunk, ISO 8601. */
+  firstSeen: Type.String({ minLength: 1, maxLength: 40 }),
+  lastSeen: Type.String({ minLength: 1, maxLength: 40 }),
+});
+export type ChunkUnrecognized = Static<typeof ChunkUnrecognizedSchema>;
+
 /** Most rows one chunk may carry; the importer flushes well before (see importer.ts). */
 export const MAX_CHUNK_ROWS = 20_000;
 
@@ -38,6 +55,8 @@ export const ImportChunkSchema = Type.Object({
   /** Where the ledger stands once it is applied. */
   to: LogPositionSchema,
   rows: Type.Array(ChunkRowSchema, { maxItems: MAX_CHUNK_ROWS }),
+  /** For the unknown-agents report, counted exactly once with the chunk's views. */
+  unrecognized: Type.Optional(Type.Array(ChunkUnrecognizedSchema, { maxItems: MAX_CHUNK_ROWS })),
   /** What the chunk's lines were, added to the ledger's totals. */
   stats: Type.Object({
     accepted: Type.Integer({ minimum: 0 }),

@@ -5,8 +5,19 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { ClassificationContext } from '../classification/context.ts';
 import { classifyRecord } from '../classification/pipeline.ts';
-import { DROP_REASONS, type DropReason, type TrafficClass } from '../classification/types.ts';
-import { type ChunkRow, EMPTY_SHA256, type ImportChunk, type LogPosition } from './chunk.ts';
+import {
+  type ClassifiedView,
+  DROP_REASONS,
+  type DropReason,
+  type TrafficClass,
+} from '../classification/types.ts';
+import {
+  type ChunkRow,
+  type ChunkUnrecognized,
+  EMPTY_SHA256,
+  type ImportChunk,
+  type LogPosition,
+} from './chunk.ts';
 import { importErrors } from './errors.ts';
 import { type Line, readLineBatches } from './line-reader.ts';
 import type { ParsedLine } from './parsed-line.ts';
@@ -68,6 +79,8 @@ export interface SourceSummary {
 
 interface PendingChunk {
   rows: Map<string, ChunkRow>;
+  /** Per lower-case product and class: views of unknown automated-looking user agents. */
+  unrecognized: Map<string, ChunkUnrecognized>;
   bytes: number;
   lines: number;
   accepted: number;
@@ -97,7 +110,16 @@ export function emptySummary(source: string, status: SourceSummary['status']): S
 }
 
 function emptyChunk(): PendingChunk {
-  return { rows: new Map(), bytes: 2, lines: 0, accepted: 0, dropped: 0, malformed: 0, recognised: 0 };
+  return {
+    rows: new Map(),
+    unrecognized: new Map(),
+    bytes: 2,
+    lines: 0,
+    accepted: 0,
+    dropped: 0,
+    malformed: 0,
+    recognised: 0,
+  };
 }
 
 /** The bytes a line adds to the prefix hash: the line and its "\n", or, for a cut line, its kept part and full length. */
@@ -105,6 +127,42 @@ function hashLine(hash: Hash, line: Line): void {
   hash.update(line.bytes);
   if (line.length > line.bytes.length) hash.update(`\0${line.length}`);
   if (line.terminated) hash.update('\n');
+}
+
+/** A view only the default rules classified, from a user agent the list does not know. */
+function countUnrecognized(
+  chunk: PendingChunk,
+  outcome: ClassifiedView,
+  userAgent: string | undefined,
+  atMs: number,
+  classification: ClassificationContext,
+): void {
+  if (
+    outcome.class === 'ai' ||
+    (outcome.evidence.rule !== 'bot' && outcome.evidence.rule !== 'human_default')
+  )
+    return;
+  const agent = classification.userAgents.classify(userAgent).unrecognized;
+  if (agent === null) return;
+  const at = new Date(atMs).toISOString();
+  const key = `${agent.product.toLowerCase()}\n${outcome.class}`;
+  const row = chunk.unrecognized.get(key);
+  if (row !== undefined) {
+    row.views++;
+    if (at < row.firstSeen) row.firstSeen = at;
+    if (at > row.lastSeen) row.lastSeen = at;
+    return;
+  }
+  chunk.unrecognized.set(key, {
+    product: agent.product,
+    trafficClass: outcome.class,
+    reason: agent.reason,
+    example: agent.example,
+    views: 1,
+    firstSeen: at,
+    lastSeen: at,
+  });
+  chunk.bytes += agent.example.length + agent.product.length + 160;
 }
 
 export async function importSource(source: LogSource, options: ImportOptions): Promise<SourceSummary> {
@@ -144,6 +202,7 @@ export async function importSource(source: LogSource, options: ImportOptions): P
       from: position,
       to,
       rows: [...chunk.rows.values()],
+      ...(chunk.unrecognized.size > 0 ? { unrecognized: [...chunk.unrecognized.values()] } : {}),
       stats: { accepted: chunk.accepted, dropped: chunk.dropped, malformed: chunk.malformed },
     };
     await options.sink.applyChunk(body);
@@ -201,6 +260,7 @@ export async function importSource(source: LogSource, options: ImportOptions): P
     chunk.recognised++;
     chunk.accepted++;
     pendingByClass[outcome.class]++;
+    countUnrecognized(chunk, outcome, record.userAgent, at, options.classification);
     const hour = new Date(Math.floor(at / HOUR_MS) * HOUR_MS).toISOString();
     const key = `${hour}\n${outcome.path}\n${outcome.class}\n${outcome.agent}\n${outcome.verification}`;
     const existing = chunk.rows.get(key);

@@ -5,6 +5,7 @@ import type { Database } from '../../../db/database.ts';
 import { httpErrors } from '../../../http/errors.ts';
 import { getProject } from '../../projects/service.ts';
 import { type PageViewCount, recordPageViewsIn } from '../rollups.ts';
+import { type UnrecognizedRowInput, upsertUnrecognizedAgents } from '../unrecognized-queries.ts';
 import { EMPTY_SHA256, type ImportChunk } from './chunk.ts';
 import { importErrors } from './errors.ts';
 import {
@@ -35,6 +36,27 @@ export async function readLedger(
   await getProject(db, projectId);
   if (fingerprints.length === 0) return [];
   return selectLedgerRows(db, projectId, fingerprints);
+}
+
+function unrecognizedRows(chunk: ImportChunk): UnrecognizedRowInput[] {
+  return (chunk.unrecognized ?? []).map((row, index) => {
+    const firstSeen = new Date(row.firstSeen);
+    const lastSeen = new Date(row.lastSeen);
+    if (Number.isNaN(firstSeen.getTime()) || Number.isNaN(lastSeen.getTime())) {
+      throw httpErrors.invalid_body(`Unrecognized agent ${index} of the chunk has an unreadable time.`);
+    }
+    return {
+      projectId: chunk.projectId,
+      productKey: row.product.toLowerCase(),
+      trafficClass: row.trafficClass,
+      product: row.product,
+      reason: row.reason,
+      example: row.example,
+      views: row.views,
+      firstSeen,
+      lastSeen,
+    };
+  });
 }
 
 export async function applyChunk(db: Database, chunk: ImportChunk): Promise<ChunkOutcome> {
@@ -76,6 +98,7 @@ export async function applyChunk(db: Database, chunk: ImportChunk): Promise<Chun
       );
     }
     const written = await recordPageViewsIn(tx, rows);
+    await upsertUnrecognizedAgents(tx, unrecognizedRows(chunk));
     await advanceLedgerRow(tx, {
       ...key,
       sourceName: chunk.sourceName,

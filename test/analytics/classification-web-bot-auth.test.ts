@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import dns from 'node:dns';
+import { syncBuiltinESMExports } from 'node:module';
+import { after, before, describe, mock, test } from 'node:test';
 import { loadAgentList, toAgents } from '../../src/modules/analytics/classification/agent-list.ts';
 import { createClassificationContext } from '../../src/modules/analytics/classification/context.ts';
 import { classifyBatch, classifyRecord } from '../../src/modules/analytics/classification/pipeline.ts';
@@ -276,6 +278,63 @@ describe('bounded directory fetches', () => {
     assert.equal(directory.requests, before);
   });
 
+  test('special-purpose ranges beyond the private ones are refused too (NAT64, benchmarking, IETF, site-local)', async () => {
+    const verifier = new WebBotAuthVerifier({ timeoutMs: 300, waitMs: 5000 });
+    for (const origin of [
+      'https://[64:ff9b::7f00:1]',
+      'https://[64:ff9b:1::a00:1]',
+      'https://198.18.0.1',
+      'https://192.0.0.8',
+      'https://[fec0::1]',
+    ]) {
+      const result = await view(signed({ agentOrigin: origin }), contextFor(verifier, origin));
+      assert.equal(result.evidence.webBotAuth?.outcome, 'agent_url_refused', origin);
+    }
+  });
+
+  test('the address connected to is the one checked: a name whose answer turns from public to loopback is refused', async () => {
+    // DNS rebinding: the name's answer changes between a check and the connection. Here every
+    // answer through dns.promises (where a check made before connecting asks) is public, every
+    // answer through dns.lookup (what a socket connects through) is the local directory.
+    const port = new URL(directory.origin).port;
+    const origin = `http://rebinding.test:${port}`;
+    const publicAnswer = [{ address: '2606:4700::1111', family: 6 }];
+    const loopback = [{ address: '127.0.0.1', family: 4 }];
+    const callbackLookup = mock.method(dns, 'lookup', ((
+      _host: string,
+      options: { all?: boolean } | ((...args: unknown[]) => void),
+      callback?: (...args: unknown[]) => void,
+    ) => {
+      const done = (typeof options === 'function' ? options : callback)!;
+      const all = typeof options === 'object' && options.all === true;
+      const list = loopback;
+      process.nextTick(() => (all ? done(null, list) : done(null, list[0]!.address, list[0]!.family)));
+    }) as never);
+    const promiseLookup = mock.method(dns.promises, 'lookup', (async (
+      _host: string,
+      options?: { all?: boolean },
+    ) => {
+      const list = publicAnswer;
+      return options?.all ? list : list[0];
+    }) as never);
+    syncBuiltinESMExports();
+    const before = directory.requests;
+    try {
+      const verifier = new WebBotAuthVerifier({ requireHttps: false, timeoutMs: 2000, waitMs: 5000 });
+      const result = await view(signed({ agentOrigin: origin }), contextFor(verifier, origin));
+      assert.equal(
+        result.evidence.webBotAuth?.outcome,
+        'agent_url_refused',
+        JSON.stringify(result.evidence.webBotAuth),
+      );
+      assert.equal(directory.requests, before, 'nothing reached the local directory');
+    } finally {
+      callbackLookup.mock.restore();
+      promiseLookup.mock.restore();
+      syncBuiltinESMExports();
+    }
+  });
+
   test('a failed refresh keeps the keys already held', async () => {
     const flaky = await startBotKeyDirectory([agentKey], { cacheControl: 'max-age=60' });
     try {
@@ -298,13 +357,12 @@ describe('test vectors from the Web Bot Auth protocol draft (Ed25519, RFC 9421 B
   const RFC_KEY_X = 'JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs';
   const KEYID = 'poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U';
   // The vectors name https://signature-agent.test; the injected fetch answers for it locally.
-  const vectorFetch = async (url: string) => {
-    assert.equal(url, 'https://signature-agent.test/.well-known/http-message-signatures-directory');
-    return new Response(JSON.stringify({ keys: [{ kty: 'OKP', crv: 'Ed25519', x: RFC_KEY_X }] }), {
-      status: 200,
-    });
+  const vectorRequest = async (url: URL) => {
+    assert.equal(url.href, 'https://signature-agent.test/.well-known/http-message-signatures-directory');
+    const body = JSON.stringify({ keys: [{ kty: 'OKP', crv: 'Ed25519', x: RFC_KEY_X }] });
+    return { status: 200, headers: {}, body: Buffer.from(body), truncated: false };
   };
-  const verifier = () => new WebBotAuthVerifier({ fetch: vectorFetch, blockPrivateAddresses: false });
+  const verifier = () => new WebBotAuthVerifier({ request: vectorRequest, blockPrivateAddresses: false });
   const record = (headers: Record<string, string>, url = 'https://example.com/'): RequestRecord => ({
     url,
     userAgent: CHROME,

@@ -79,7 +79,10 @@ test('docwright serve sends webhooks, and refuses loopback unless DOCWRIGHT_WEBH
         [refused.id],
       );
     }
-    assert.match(row!.last_error!, /^127\.0\.0\.1 is a loopback, private or link-local address/);
+    assert.match(
+      row!.last_error!,
+      /^127\.0\.0\.1 is a loopback, private, link-local or other special-purpose address/,
+    );
     assert.equal(row!.status, 'pending', 'refused attempts are retried later (the setting may change)');
     assert.equal(receiver.received.length, 1);
   } finally {

@@ -375,7 +375,7 @@ await forEachBackend('webhooks', ({ db }) => {
       for (const project of [literal, named, mapped]) {
         await waitFor('refusal', async () => (await deliveries(project.id))[0]?.status === 'failed');
         const [row] = await deliveries(project.id);
-        assert.match(row!.last_error ?? '', /loopback, private or link-local address/);
+        assert.match(row!.last_error ?? '', /loopback, private, link-local or other special-purpose address/);
         assert.equal(row!.last_response_status, null);
       }
       assert.equal(receiver.received.filter((r) => r.path.startsWith('/ssrf')).length, 0);

@@ -1,10 +1,8 @@
-// One webhook HTTP request: POST with a deadline, the address guard, no redirects followed, and
-// only the start of the answer kept. Node's http/https clients rather than fetch, because they
-// take a lookup function: the guard then checks the address actually connected to.
-import http from 'node:http';
-import https from 'node:https';
+// One webhook HTTP request through the outbound-HTTP module (src/net/outbound-http): POST with a
+// deadline, the address policy checked at connect time, no redirects followed, and only the start
+// of the answer kept.
+import { type OutboundResponse, outboundRequest } from '../../net/outbound-http/index.ts';
 import { scrubSecrets } from '../../util/logger.ts';
-import { AddressRefusedError, checkLiteralHost, guardedLookup } from './address-guard.ts';
 
 export interface SendOptions {
   /** The whole exchange (connect, send, first bytes of the answer) must fit in this. */
@@ -26,7 +24,7 @@ export interface SendResult {
 
 const MAX_READ_BYTES = 4096;
 
-export function postWebhook(
+export async function postWebhook(
   target: string,
   headers: Record<string, string>,
   body: string,
@@ -37,82 +35,42 @@ export function postWebhook(
   try {
     url = new URL(target);
   } catch {
-    return Promise.resolve(failure(null, 'the webhook URL is not a valid URL'));
+    return failure(null, 'the webhook URL is not a valid URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return Promise.resolve(failure(null, `the webhook URL must be http or https, not ${url.protocol}`));
-  }
-  if (!options.allowPrivateAddresses) {
-    try {
-      checkLiteralHost(url);
-    } catch (error) {
-      return Promise.resolve(failure(null, (error as Error).message));
-    }
-  }
-  const client = url.protocol === 'https:' ? https : http;
-  return new Promise<SendResult>((resolve) => {
-    let settled = false;
-    const settle = (result: SendResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      request.destroy();
-      resolve(result);
-    };
-    const request = client.request(
-      url,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        agent: false, // a fresh connection per attempt: nothing pooled across receivers
-        ...(options.allowPrivateAddresses ? {} : { lookup: guardedLookup }),
+  let response: OutboundResponse;
+  try {
+    response = await outboundRequest(url, {
+      method: 'POST',
+      headers,
+      body,
+      timeoutMs: options.timeoutMs,
+      maxBytes: MAX_READ_BYTES, // enough to show; the rest is not needed
+      policy: {
+        purpose: 'webhooks',
+        requireHttps: false,
+        allowPrivateAddresses: options.allowPrivateAddresses,
+        allowPrivateSetting: 'DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE',
       },
-      (response) => {
-        const status = response.statusCode ?? 0;
-        const chunks: Buffer[] = [];
-        let read = 0;
-        const finish = () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const snippet = cleanSnippet(text, snippetChars);
-          if (status >= 200 && status < 300) settle({ ok: true, status, error: null, snippet });
-          else if (status >= 300 && status < 400) {
-            settle({
-              ok: false,
-              status,
-              error: `the receiver answered ${status} (a redirect${redirectTarget(response.headers.location, url)}); webhooks do not follow redirects: set webhookUrl to the final URL`,
-              snippet,
-            });
-          } else settle({ ok: false, status, error: `the receiver answered ${status}`, snippet });
-        };
-        response.on('data', (chunk: Buffer) => {
-          if (read >= MAX_READ_BYTES) return;
-          chunks.push(chunk);
-          read += chunk.length;
-          if (read >= MAX_READ_BYTES) finish(); // enough to show; the rest is not needed
-        });
-        response.on('end', finish);
-        response.on('error', finish);
-      },
-    );
-    const deadline = setTimeout(() => {
-      settle(failure(null, `no answer within ${Math.round(options.timeoutMs / 100) / 10} s`));
-    }, options.timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) => {
-      settle(failure(null, describeError(error)));
     });
-    request.end(body);
-  });
+  } catch (error) {
+    return failure(null, (error as Error).message);
+  }
+  const { status } = response;
+  const snippet = cleanSnippet(response.body.toString('utf8'), snippetChars);
+  if (status >= 200 && status < 300) return { ok: true, status, error: null, snippet };
+  if (status >= 300 && status < 400) {
+    return {
+      ok: false,
+      status,
+      error: `the receiver answered ${status} (a redirect${redirectTarget(response.headers.location, url)}); webhooks do not follow redirects: set webhookUrl to the final URL`,
+      snippet,
+    };
+  }
+  return { ok: false, status, error: `the receiver answered ${status}`, snippet };
 }
 
 function failure(status: number | null, error: string): SendResult {
   return { ok: false, status, error: scrubSecrets(error), snippet: null };
-}
-
-function describeError(error: NodeJS.ErrnoException): string {
-  if (error instanceof AddressRefusedError) return error.message;
-  // Node's messages name the code and the address (connect ECONNREFUSED 10.0.0.1:443): useful,
-  // and never the URL's path or query, which may carry a receiver's token.
-  return `the request failed: ${error.message}`;
 }
 
 function redirectTarget(location: string | undefined, from: URL): string {

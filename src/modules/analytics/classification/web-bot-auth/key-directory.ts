@@ -1,27 +1,30 @@
 // Fetches and caches Web Bot Auth key directories
 // (`<origin>/.well-known/http-message-signatures-directory`, a JWK Set). The URL comes from a
-// request header, so every fetch is treated as untrusted (the drafts' SSRF section): https only,
-// no private, loopback or link-local targets, no redirects, a wall-clock timeout, a byte cap and a
-// key-count cap. Results are cached per origin (HTTP max-age within bounds), failures for a short
+// request header, so every fetch is treated as untrusted (the drafts' SSRF section) and goes
+// through the outbound-HTTP module (src/net/outbound-http): https only, no special-purpose
+// addresses (checked at connect time), no redirects, a wall-clock timeout, a byte cap; and a
+// key-count cap here. Results are cached per origin (HTTP max-age within bounds), failures for a short
 // while (negative cache), and concurrent fetches of one origin share one request. A failed refresh
 // keeps the keys already held: an operator's outage must not revoke its keys everywhere.
 
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import {
+  type OutboundPolicy,
+  OutboundRefusedError,
+  type OutboundRequest,
+  type OutboundResponse,
+  outboundRequest,
+} from '../../../../net/outbound-http/index.ts';
 import { LruCache } from '../lru-cache.ts';
 import { type DirectoryKey, ed25519KeysOf } from './jwk.ts';
 
 export const DIRECTORY_PATH = '/.well-known/http-message-signatures-directory';
 export const DIRECTORY_MEDIA_TYPE = 'application/http-message-signatures-directory+json';
 
-export type FetchLike = (
-  url: string,
-  init: { signal: AbortSignal; headers: Record<string, string>; redirect: 'manual' },
-) => Promise<Response>;
+export type RequestLike = (url: URL, request: OutboundRequest) => Promise<OutboundResponse>;
 
 export interface KeyDirectoryOptions {
-  /** Injected in tests to reach a local directory; defaults to the global fetch. */
-  fetch?: FetchLike;
+  /** Injected in tests to answer for a made-up origin; defaults to the outbound-HTTP module. */
+  request?: RequestLike;
   timeoutMs?: number;
   maxBytes?: number;
   maxKeys?: number;
@@ -56,73 +59,15 @@ export class DirectoryError extends Error {
   }
 }
 
-const PRIVATE_RANGES = (() => {
-  const list = new BlockList();
-  for (const [net, bits] of [
-    ['0.0.0.0', 8],
-    ['10.0.0.0', 8],
-    ['100.64.0.0', 10],
-    ['127.0.0.0', 8],
-    ['169.254.0.0', 16],
-    ['172.16.0.0', 12],
-    ['192.168.0.0', 16],
-    ['224.0.0.0', 4],
-    ['240.0.0.0', 4],
-  ] as const) {
-    list.addSubnet(net, bits, 'ipv4');
-  }
-  for (const [net, bits] of [
-    ['::', 127],
-    ['::ffff:0:0', 96],
-    ['fc00::', 7],
-    ['fe80::', 10],
-    ['ff00::', 8],
-  ] as const) {
-    list.addSubnet(net, bits, 'ipv6');
-  }
-  return list;
-})();
-
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  return PRIVATE_RANGES.check(address, family === 6 ? 'ipv6' : 'ipv4');
-}
-
-function maxAgeMs(cacheControl: string | null): number | null {
+function maxAgeMs(cacheControl: string | undefined): number | null {
   if (!cacheControl) return null;
   if (/(^|,)\s*(no-store|no-cache)\s*(,|$)/i.test(cacheControl)) return 0;
   const match = /(?:^|,)\s*max-age\s*=\s*"?(\d+)"?/i.exec(cacheControl);
   return match ? Number(match[1]) * 1000 : null;
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    throw new DirectoryError(
-      'directory_unavailable',
-      `the directory is ${declared} bytes, over the ${maxBytes}-byte cap`,
-    );
-  }
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new DirectoryError('directory_unavailable', `the directory is over the ${maxBytes}-byte cap`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export class KeyDirectoryCache {
-  readonly #fetch: FetchLike;
+  readonly #request: RequestLike;
   readonly #timeoutMs: number;
   readonly #maxBytes: number;
   readonly #maxKeys: number;
@@ -130,14 +75,13 @@ export class KeyDirectoryCache {
   readonly #minTtlMs: number;
   readonly #maxTtlMs: number;
   readonly #negativeTtlMs: number;
-  readonly #requireHttps: boolean;
-  readonly #blockPrivate: boolean;
+  readonly #policy: OutboundPolicy;
   readonly #now: () => number;
   readonly #entries: LruCache<string, DirectoryState>;
   readonly #inflight = new Map<string, Promise<DirectoryState>>();
 
   constructor(options: KeyDirectoryOptions = {}) {
-    this.#fetch = options.fetch ?? ((url, init) => fetch(url, init));
+    this.#request = options.request ?? outboundRequest;
     this.#timeoutMs = options.timeoutMs ?? 3000;
     this.#maxBytes = options.maxBytes ?? 64 * 1024;
     this.#maxKeys = options.maxKeys ?? 32;
@@ -145,8 +89,11 @@ export class KeyDirectoryCache {
     this.#minTtlMs = options.minTtlMs ?? 60 * 1000;
     this.#maxTtlMs = options.maxTtlMs ?? 24 * 60 * 60 * 1000;
     this.#negativeTtlMs = options.negativeTtlMs ?? 60 * 1000;
-    this.#requireHttps = options.requireHttps ?? true;
-    this.#blockPrivate = options.blockPrivateAddresses ?? true;
+    this.#policy = {
+      purpose: 'Web Bot Auth key directories',
+      requireHttps: options.requireHttps ?? true,
+      allowPrivateAddresses: !(options.blockPrivateAddresses ?? true),
+    };
     this.#now = options.now ?? Date.now;
     this.#entries = new LruCache(options.maxOrigins ?? 1000);
   }
@@ -192,42 +139,23 @@ export class KeyDirectoryCache {
     return state;
   }
 
-  async #checkTarget(url: URL): Promise<void> {
-    if (this.#requireHttps && url.protocol !== 'https:') {
-      throw new DirectoryError(
-        'agent_url_refused',
-        `Signature-Agent must be an https URL, got ${url.protocol}`,
-      );
-    }
-    if (!this.#blockPrivate) return;
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (host === 'localhost' || host.endsWith('.localhost')) {
-      throw new DirectoryError('agent_url_refused', 'Signature-Agent names a loopback host');
-    }
-    // Resolving here and connecting later leaves a window for DNS rebinding; the byte, key and
-    // time caps still bound what such a fetch can do.
-    const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
-    if (addresses.some(isPrivateAddress)) {
-      throw new DirectoryError(
-        'agent_url_refused',
-        'Signature-Agent resolves to a private, loopback or link-local address',
-      );
-    }
-  }
-
   async #fetchDirectory(origin: string): Promise<{ keys: DirectoryKey[]; ttlMs: number }> {
     const url = new URL(DIRECTORY_PATH, origin);
-    await this.#checkTarget(url);
-    const signal = AbortSignal.timeout(this.#timeoutMs);
-    let response: Response;
+    let response: OutboundResponse;
     try {
-      response = await this.#fetch(url.href, {
-        signal,
+      // The outbound module checks the scheme and the address connected to, follows no redirect,
+      // and bounds the time and the bytes read.
+      response = await this.#request(url, {
         headers: { accept: DIRECTORY_MEDIA_TYPE },
-        redirect: 'manual',
+        timeoutMs: this.#timeoutMs,
+        maxBytes: this.#maxBytes,
+        policy: this.#policy,
       });
     } catch (error) {
-      const timedOut = signal.aborted;
+      if (error instanceof OutboundRefusedError) {
+        throw new DirectoryError('agent_url_refused', `Signature-Agent refused: ${error.message}`);
+      }
+      const timedOut = (error as { timedOut?: boolean }).timedOut === true;
       throw new DirectoryError(
         'directory_unavailable',
         timedOut
@@ -236,21 +164,15 @@ export class KeyDirectoryCache {
       );
     }
     if (response.status !== 200) {
-      await response.body?.cancel();
       throw new DirectoryError('directory_unavailable', `the directory answered HTTP ${response.status}`);
     }
-    let text: string;
-    try {
-      text = await readCapped(response, this.#maxBytes);
-    } catch (error) {
-      if (error instanceof DirectoryError) throw error;
+    if (response.truncated) {
       throw new DirectoryError(
         'directory_unavailable',
-        signal.aborted
-          ? `the directory body did not arrive within ${this.#timeoutMs} ms`
-          : (error as Error).message,
+        `the directory is over the ${this.#maxBytes}-byte cap`,
       );
     }
+    const text = response.body.toString('utf8');
     let keys: DirectoryKey[];
     try {
       keys = ed25519KeysOf(JSON.parse(text), this.#maxKeys);
@@ -260,7 +182,7 @@ export class KeyDirectoryCache {
         `the directory is not a usable JWK Set: ${(error as Error).message}`,
       );
     }
-    const maxAge = maxAgeMs(response.headers.get('cache-control'));
+    const maxAge = maxAgeMs(response.headers['cache-control']);
     const ttlMs = Math.min(this.#maxTtlMs, Math.max(this.#minTtlMs, maxAge ?? this.#defaultTtlMs));
     return { keys, ttlMs };
   }

@@ -55,6 +55,9 @@ import { type PlainGitTimes, plainGitJob } from './lib/git-baseline.ts';
 import { startGitServerProcess } from './lib/git-server-process.ts';
 import { figureLine, percentile } from './lib/stats.ts';
 
+/** The benchmark's repositories are local: DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE=true. */
+const TEST_REPOSITORIES = { allowPrivateAddresses: true };
+
 const run = promisify(execFile);
 const { values: args } = parseArgs({
   options: {
@@ -204,13 +207,17 @@ async function main() {
     const secretKey = randomBytes(32);
     const projects = new Map<string, { id: string; key: string }>();
     for (const name of [...names, 'acme/warmup']) {
-      const project = await createProject(db, {
-        name,
-        repositoryUrl: git.repoUrl(name),
-        codeHostKind: 'gitea',
-        codeHostBaseUrl: links.get(name)!.url,
-        model: 'openai:gpt-bench',
-      });
+      const project = await createProject(
+        db,
+        {
+          name,
+          repositoryUrl: git.repoUrl(name),
+          codeHostKind: 'gitea',
+          codeHostBaseUrl: links.get(name)!.url,
+          model: 'openai:gpt-bench',
+        },
+        TEST_REPOSITORIES,
+      );
       await setProjectSecret(db, secretKey, project.id, 'codeHostToken', token);
       projects.set(name, { id: project.id, key: (await createKey(db, { projectId: project.id })).key });
     }
@@ -247,6 +254,7 @@ async function main() {
         },
         modelTimeoutMs: DEFAULT_MODEL_TIMEOUT_MS,
         codeHostTokens: { github: null, gitlab: null, gitea: null },
+        repositories: TEST_REPOSITORIES,
         gitAuthor: { name: 'docwright', email: 'docwright@users.noreply.invalid' },
         publicUrl: 'http://docwright.bench',
       },

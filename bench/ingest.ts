@@ -39,6 +39,9 @@ import { createPostgresDatabase } from '../test/helpers/databases.ts';
 import type { LoadResult, LoadSpec } from './ingest-load.ts';
 import { makeIngestBodies } from './lib/ingest-bodies.ts';
 
+/** The benchmark's repositories are local: DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE=true. */
+const TEST_REPOSITORIES = { allowPrivateAddresses: true };
+
 const { values: args } = parseArgs({
   options: {
     engine: { type: 'string', default: 'both' },
@@ -94,10 +97,14 @@ async function startBare() {
 
 /** The ingest endpoint on `db`, with an ingest key of a new project. */
 async function startIngest(db: Database) {
-  const project = await createProject(db, {
-    name: 'Bench',
-    repositoryUrl: 'https://github.com/example/docs',
-  });
+  const project = await createProject(
+    db,
+    {
+      name: 'Bench',
+      repositoryUrl: 'https://github.com/example/docs',
+    },
+    TEST_REPOSITORIES,
+  );
   const key = (await createKey(db, { projectId: project.id, scope: 'ingest' })).key;
   const writer = new GroupCommitWriter(
     db,

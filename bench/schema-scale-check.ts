@@ -24,6 +24,9 @@ import { checkKey, createKey } from '../src/modules/keys/service.ts';
 import { createProject } from '../src/modules/projects/service.ts';
 import { createPostgresDatabase } from '../test/helpers/databases.ts';
 
+/** The benchmark's repositories are local: DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE=true. */
+const TEST_REPOSITORIES = { allowPrivateAddresses: true };
+
 const env = (name: string, fallback: number) => {
   const raw = process.env[name];
   const n = raw === undefined || raw === '' ? fallback : Number(raw);
@@ -122,11 +125,15 @@ async function seed(db: Database): Promise<{ projectIds: string[]; key: string }
   const projectIds: string[] = [];
   let key = '';
   for (let p = 0; p < PROJECTS; p++) {
-    const project = await createProject(db, {
-      name: `Scale ${p}`,
-      repositoryUrl: `https://github.com/example/docs-${p}`,
-      model: 'openai:gpt-check',
-    });
+    const project = await createProject(
+      db,
+      {
+        name: `Scale ${p}`,
+        repositoryUrl: `https://github.com/example/docs-${p}`,
+        model: 'openai:gpt-check',
+      },
+      TEST_REPOSITORIES,
+    );
     projectIds.push(project.id);
     const created = await createKey(db, { projectId: project.id, scope: 'admin' });
     if (p === 0) key = created.key;

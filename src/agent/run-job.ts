@@ -46,6 +46,7 @@ export interface AgentRunnerOptions {
     | 'modelCredentials'
     | 'modelTimeoutMs'
     | 'codeHostTokens'
+    | 'repositories'
     | 'gitAuthor'
     | 'publicUrl'
   >;
@@ -98,7 +99,8 @@ async function runJob(
     const codeHost = options.makeCodeHost({
       kind: project.codeHost.kind,
       baseUrl: project.codeHost.baseUrl,
-      credentials: await jobCodeHostCredentials(db, config, project),
+      apiUrl: project.codeHost.apiUrl,
+      credentials: await jobCodeHostCredentials(db, config, project, job.source_repository),
     });
     const header = await codeHost.gitAuthHeader(signal);
     const authorization = header.replace(/^Authorization:\s*/i, '');

@@ -56,6 +56,7 @@ export interface Config {
   agentList: AgentListConfig;
   metrics: MetricsConfig;
   webhooks: WebhooksConfig;
+  repositories: RepositoriesConfig;
   /** Proxies whose X-Forwarded-For is believed (addresses, ranges, loopback...); empty: none. */
   trustedProxies: string[];
 }
@@ -72,6 +73,14 @@ export interface AgentListConfig {
 
 export interface WebhooksConfig {
   /** Let webhook deliveries reach loopback, private and link-local addresses (off: SSRF guard). */
+  allowPrivateAddresses: boolean;
+}
+
+export interface RepositoriesConfig {
+  /**
+   * Let repository URLs be http and point at loopback, private and other special-purpose
+   * addresses (local git servers in tests and development); off: https and public addresses only.
+   */
   allowPrivateAddresses: boolean;
 }
 
@@ -142,7 +151,9 @@ export const CONFIG_VARIABLES = {
   DOCWRIGHT_GIT_AUTHOR_NAME: "Name on the agent's commits (default docwright).",
   DOCWRIGHT_GIT_AUTHOR_EMAIL: "Email on the agent's commits (default docwright@users.noreply.invalid).",
   DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE:
-    'true lets webhooks reach loopback, private and link-local addresses (default false: refused, so a webhook URL cannot reach internal services).',
+    'true lets webhooks reach loopback, private, link-local and other special-purpose addresses (default false: refused, so a webhook URL cannot reach internal services).',
+  DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE:
+    'true lets repository URLs use http and point at loopback, private, link-local and other special-purpose addresses, e.g. a local git server (default false: https and public addresses only, so a repository URL cannot reach internal services).',
   DOCWRIGHT_TRUSTED_PROXIES:
     'Comma-separated addresses or ranges (10.0.0.0/8, loopback, linklocal, uniquelocal) of the reverse proxies in front of docwright: a request from one of them counts as coming from the client address it gives in X-Forwarded-For (default: unset, the header is ignored).',
   ...modelEnvironmentVariables(),
@@ -242,14 +253,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     maxDropShare: integer('DOCWRIGHT_AGENT_LIST_MAX_DROP_PERCENT', 20, 0, 100) / 100,
   };
 
-  const allowPrivateRaw = (value('DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE') ?? 'false').toLowerCase();
-  if (!['true', 'false', '1', '0'].includes(allowPrivateRaw)) {
-    problems.push(
-      `DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE must be true or false; got "${value('DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE')}".`,
-    );
-  }
-  const webhooks: WebhooksConfig = {
-    allowPrivateAddresses: allowPrivateRaw === 'true' || allowPrivateRaw === '1',
+  const flag = (name: 'DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE' | 'DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE') => {
+    const raw = (value(name) ?? 'false').toLowerCase();
+    if (!['true', 'false', '1', '0'].includes(raw)) {
+      problems.push(`${name} must be true or false; got "${value(name)}".`);
+    }
+    return raw === 'true' || raw === '1';
+  };
+  const webhooks: WebhooksConfig = { allowPrivateAddresses: flag('DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE') };
+  const repositories: RepositoriesConfig = {
+    allowPrivateAddresses: flag('DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE'),
   };
 
   const trustedProxies = parseTrustedProxies(value('DOCWRIGHT_TRUSTED_PROXIES'));
@@ -297,6 +310,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     agentList,
     metrics,
     webhooks,
+    repositories,
     trustedProxies: trustedProxies.entries,
   };
 }

@@ -29,7 +29,7 @@ import { validatorCompiler } from './validation.ts';
 export interface BuildAppOptions extends AppContext {
   logger: Logger;
   /** The dashboard under /app (serve always adds it; API tests leave it out). */
-  dashboard?: Pick<DashboardPluginOptions, 'secretKey' | 'agentCatalog' | 'liveKeepAliveMs'>;
+  dashboard?: Pick<DashboardPluginOptions, 'secretKey' | 'agentCatalog' | 'liveKeepAliveMs' | 'repositories'>;
   /** Ingest settings (tests: a writer whose stats they read, a small pending bound). */
   ingest?: IngestRouteOptions;
   /** Browser-script settings (tests: a small rate limit, a fixed clock). */

@@ -112,7 +112,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
     app = await buildApp({
       db,
       logger,
-      dashboard: { secretKey: config.secretKey },
+      dashboard: { secretKey: config.secretKey, repositories: config.repositories },
       metrics,
       metricsToken: config.metrics.token,
       trustedProxies: config.trustedProxies,
@@ -148,7 +148,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
         db,
         logger,
         commands: ADMIN_COMMANDS,
-        context: { secretKey: config.secretKey },
+        context: { secretKey: config.secretKey, repositories: config.repositories },
       });
       lock.update({ controlSocket: control.path });
     }

@@ -174,7 +174,7 @@ describe('admin commands through a running server', () => {
         name: 'Handbook',
         repositoryUrl: 'https://git.example.com/acme/handbook',
         ref: 'trunk',
-        codeHost: { kind: 'gitea', baseUrl: 'https://git.example.com' },
+        codeHost: { kind: 'gitea', baseUrl: 'https://git.example.com', apiUrl: null },
         model: 'openai:gpt-4.1',
         settings: {},
         createdAt: undefined,

@@ -22,7 +22,11 @@ describe('admin commands without a server', () => {
       ['projects', 'create', '--name', 'Docs', '--repository', 'https://gitlab.com/acme/docs', '--json'],
       env,
     );
-    assert.deepEqual(created.codeHost, { kind: 'gitlab', baseUrl: null }, 'detected from gitlab.com');
+    assert.deepEqual(
+      created.codeHost,
+      { kind: 'gitlab', baseUrl: null, apiUrl: null },
+      'detected from gitlab.com',
+    );
     assert.equal(created.ref, 'main');
     assert.equal(existsSync(join(dataDir, 'docwright.lock')), false, 'the lock is released');
 
@@ -42,9 +46,16 @@ describe('admin commands without a server', () => {
     assert.equal(updated.ref, 'docs');
     assert.deepEqual(
       updated.codeHost,
-      { kind: 'github', baseUrl: null },
+      { kind: 'github', baseUrl: null, apiUrl: null },
       're-detected from the new repository',
     );
+    // A repository on a host docwright does not recognise needs --code-host, as on create.
+    const unknown = await runCli(
+      ['projects', 'update', created.id, '--repository', 'https://git.example.com/acme/docs'],
+      env,
+    );
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /is not known: set it to one of github, gitlab, gitea \(CLI: --code-host\)/);
 
     const text = await runCli(['projects', 'list'], env);
     assert.equal(text.code, 0);
@@ -149,12 +160,22 @@ describe('--help', () => {
     [['projects'], ['create', 'list', 'update']],
     [
       ['projects', 'create'],
-      ['--name', '--repository', '--ref', '--code-host', '--code-host-url', '--model', '--json'],
+      [
+        '--name',
+        '--repository',
+        '--ref',
+        '--code-host',
+        '--code-host-url',
+        'GitHub Enterprise',
+        '--code-host-api-url',
+        '--model',
+        '--json',
+      ],
     ],
     [['projects', 'list'], ['--json']],
     [
       ['projects', 'update'],
-      ['<projectId>', '--setting', '--name', '--repository', '--model', 'Examples:'],
+      ['<projectId>', '--setting', '--name', '--repository', '--code-host-api-url', '--model', 'Examples:'],
     ],
     [['keys'], ['create', 'list', 'revoke']],
     [

@@ -20,6 +20,7 @@ await forEachBackend('dashboard routes', ({ db }) => {
   let secretKey: Buffer;
   let owner: InjectBrowser;
   let projectId: string;
+  let member: InjectBrowser;
 
   before(async () => {
     ({ app, secretKey } = await createDashboardApp(db()));
@@ -302,7 +303,7 @@ await forEachBackend('dashboard routes', ({ db }) => {
       invited.body,
     )!;
     assert.ok(link, 'the link is on the page');
-    const member = new InjectBrowser(app);
+    member = new InjectBrowser(app);
     await member.get('/app/invite');
     const joined = await member.post('/app/invite', {
       token: link[2]!,
@@ -317,6 +318,78 @@ await forEachBackend('dashboard routes', ({ db }) => {
     assert.equal(refused.status, 403);
     const reuse = await new InjectBrowser(app).get('/app/invite');
     assert.equal(reuse.status, 200);
+  });
+
+  test('members change a project’s agent settings, but only the owner its repository, code host, webhook and secrets', async () => {
+    const url = `/app/projects/${projectId}/settings`;
+    const before = await getProject(db(), projectId);
+    const page = await member.get(url);
+    assert.equal(page.status, 200);
+    const fields = {
+      name: 'Renamed by a member',
+      repositoryUrl: before.repositoryUrl,
+      ref: before.ref,
+      codeHostKind: before.codeHost.kind,
+      codeHostBaseUrl: '',
+      codeHostApiUrl: '',
+      model: '',
+      maxSteps: '12',
+      webhookUrl: '',
+      githubAppId: '',
+      githubAppInstallationId: '',
+    };
+    const allowed = await member.post(url, fields);
+    assert.equal(allowed.status, 303, allowed.body.slice(0, 300));
+    assert.equal((await getProject(db(), projectId)).name, 'Renamed by a member');
+    for (const change of [
+      { repositoryUrl: 'https://gitlab.com/someone/else' },
+      { codeHostKind: 'gitea' },
+      { codeHostBaseUrl: 'https://git.example.net' },
+      { webhookUrl: 'https://hooks.example.net/x' },
+    ]) {
+      await member.get(url);
+      const refused = await member.post(url, { ...fields, ...change });
+      assert.equal(refused.status, 403, JSON.stringify(change));
+      assert.match(refused.body, /Only the owner may change/);
+    }
+    const after = await getProject(db(), projectId);
+    assert.equal(after.repositoryUrl, before.repositoryUrl);
+    assert.equal(after.codeHost.kind, before.codeHost.kind);
+    assert.equal(after.settings.webhookUrl, undefined);
+    await member.get(url);
+    const secret = await member.post(`/app/projects/${projectId}/secrets`, { codeHostToken: 'ghp_member' });
+    assert.equal(secret.status, 403);
+    assert.notEqual(await readProjectSecret(db(), secretKey, projectId, 'codeHostToken'), 'ghp_member');
+    await member.get('/app/projects');
+    const created = await member.post('/app/projects', {
+      name: 'x',
+      repositoryUrl: 'https://github.com/a/b',
+    });
+    assert.equal(created.status, 403);
+  });
+
+  test('a new repository host suspends the stored code-host token, and the page says so', async () => {
+    const url = `/app/projects/${projectId}/settings`;
+    await owner.get(url);
+    await owner.post(`/app/projects/${projectId}/secrets`, { codeHostToken: 'ghp_owner_token_1' });
+    const project = await getProject(db(), projectId);
+    await owner.get(url);
+    const moved = await owner.post(url, {
+      name: project.name,
+      repositoryUrl: 'https://gitlab.com/acme/docs',
+      ref: project.ref,
+      codeHostKind: 'gitlab',
+      codeHostBaseUrl: '',
+      model: '',
+    });
+    assert.equal(moved.location, `${url}?notice=settings-saved-secrets-suspended`);
+    const shown = await owner.get(moved.location!);
+    assert.match(shown.body, /stored token or App key is suspended/);
+    assert.match(shown.body, /id="secret-codeHostToken-status">Suspended</);
+    assert.match(shown.body, /stored for github at https:\/\/github\.com/);
+    // Set again for the new host, it is in use.
+    await owner.post(`/app/projects/${projectId}/secrets`, { codeHostToken: 'ghp_owner_token_2' });
+    assert.match((await owner.get(url)).body, /id="secret-codeHostToken-status">Set</);
   });
 
   test('the dashboard’s routes stay out of the OpenAPI document', async () => {

@@ -29,7 +29,7 @@ import { setProjectSecret } from '../../src/modules/projects/secrets.ts';
 import { createProject, updateProject } from '../../src/modules/projects/service.ts';
 import { createLogger } from '../../src/util/logger.ts';
 import type { CheckedGitHub } from '../code-hosts/github-stand.ts';
-import { createTestApp } from '../helpers/app.ts';
+import { createTestApp, TEST_REPOSITORIES } from '../helpers/app.ts';
 import { type GitHttpServer, startGitHttpServer } from '../stand-ins/git-http-server.ts';
 import { type ScriptedLlmServer, startScriptedLlmServer } from '../stand-ins/scripted-llm-server.ts';
 import {
@@ -164,14 +164,18 @@ async function buildHarness(
   started.push(() => host.stop());
 
   const secretKey = randomBytes(32);
-  const project = await createProject(db, {
-    name: `E2E docs on ${kind}`,
-    repositoryUrl: git.repoUrl(REPOSITORY),
-    codeHostKind: kind,
-    codeHostBaseUrl: host.baseUrl,
-    model: 'openai:gpt-e2e',
-    settings: options.settings ?? {},
-  });
+  const project = await createProject(
+    db,
+    {
+      name: `E2E docs on ${kind}`,
+      repositoryUrl: git.repoUrl(REPOSITORY),
+      codeHostKind: kind,
+      codeHostBaseUrl: host.baseUrl,
+      model: 'openai:gpt-e2e',
+      settings: options.settings ?? {},
+    },
+    TEST_REPOSITORIES,
+  );
   await setProjectSecret(db, secretKey, project.id, 'codeHostToken', token);
   const adminKey = (await createKey(db, { projectId: project.id })).key;
 
@@ -186,6 +190,7 @@ async function buildHarness(
     },
     modelTimeoutMs: options.modelTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
     codeHostTokens: { github: null, gitlab: null, gitea: null },
+    repositories: TEST_REPOSITORIES,
     gitAuthor: { name: 'docwright', email: 'docwright@users.noreply.invalid' },
     publicUrl: 'http://docwright.test',
   } satisfies Partial<Config>;
@@ -305,7 +310,7 @@ async function buildHarness(
       }
     },
     async setSettings(settings) {
-      await updateProject(db, project.id, { settings: settings as Project['settings'] });
+      await updateProject(db, project.id, { settings: settings as Project['settings'] }, TEST_REPOSITORIES);
     },
     async setCodeHostToken(value) {
       await setProjectSecret(db, secretKey, project.id, 'codeHostToken', value);

@@ -28,6 +28,7 @@ import { type CodeHostLink, startCodeHostLink } from '../e2e/code-host-link.ts';
 import { gitAuthorization, newToken, OWNER, REPO } from '../e2e/code-host-stands.ts';
 import { GUIDE_EDIT } from '../e2e/scripts.ts';
 import { startWorkerProcess, type WorkerProcess } from '../e2e/worker-process.ts';
+import { TEST_REPOSITORIES } from '../helpers/app.ts';
 import { createPostgresDatabase } from '../helpers/databases.ts';
 import { parseExposition } from '../metrics/prometheus-text.ts';
 import { type GitHttpServer, startGitHttpServer } from '../stand-ins/git-http-server.ts';
@@ -118,14 +119,18 @@ describe('two API processes and two workers on one PostgreSQL', { timeout: 280_0
     });
 
     const secretKey = randomBytes(32);
-    const project = await createProject(db, {
-      name: 'Docs at scale',
-      repositoryUrl: git.repoUrl(REPOSITORY),
-      codeHostKind: 'github',
-      // GitHub Enterprise Server: the adapter calls <base>/api/v3, where the fake serves the API.
-      codeHostBaseUrl: link.url,
-      model: 'openai:gpt-scale',
-    });
+    const project = await createProject(
+      db,
+      {
+        name: 'Docs at scale',
+        repositoryUrl: git.repoUrl(REPOSITORY),
+        codeHostKind: 'github',
+        // GitHub Enterprise Server: the adapter calls <base>/api/v3, where the fake serves the API.
+        codeHostBaseUrl: link.url,
+        model: 'openai:gpt-scale',
+      },
+      TEST_REPOSITORIES,
+    );
     projectId = project.id;
     await setProjectSecret(db, secretKey, projectId, 'codeHostToken', token);
     adminKey = (await createKey(db, { projectId, scope: 'admin' })).key;

@@ -13,6 +13,7 @@ import { setProjectSecret } from '../../src/modules/projects/secrets.ts';
 import { createProject } from '../../src/modules/projects/service.ts';
 import { createLogger } from '../../src/util/logger.ts';
 import { tempDataDir } from '../cli/cli-process.ts';
+import { TEST_REPOSITORIES } from '../helpers/app.ts';
 import { createPostgresDatabase } from '../helpers/databases.ts';
 import { startWebhookReceiver } from '../stand-ins/webhook-receiver.ts';
 
@@ -44,11 +45,15 @@ test('docwright serve sends webhooks, and refuses loopback unless DOCWRIGHT_WEBH
   let server = await runServer({ DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE: 'true' });
   const db = await openPostgres(database.url, { max: 2 });
   try {
-    const project = await createProject(db, {
-      name: 'Hooked',
-      repositoryUrl: 'https://github.com/example/hooked',
-      settings: { webhookUrl: `${receiver.origin}/hooks` },
-    });
+    const project = await createProject(
+      db,
+      {
+        name: 'Hooked',
+        repositoryUrl: 'https://github.com/example/hooked',
+        settings: { webhookUrl: `${receiver.origin}/hooks` },
+      },
+      TEST_REPOSITORIES,
+    );
     await setProjectSecret(db, Buffer.from(secretKey, 'hex'), project.id, 'webhookSecret', webhookSecret);
     const key = (await createKey(db, { projectId: project.id, scope: 'admin' })).key;
 

@@ -13,7 +13,7 @@ import { updateProject } from '../../src/modules/projects/service.ts';
 import { WebhookDispatcher, type WebhookDispatcherOptions } from '../../src/modules/webhooks/dispatcher.ts';
 import { claimDueDeliveries, type DeliveryRow } from '../../src/modules/webhooks/queries.ts';
 import { createLogger } from '../../src/util/logger.ts';
-import { seedProject } from '../helpers/app.ts';
+import { seedProject, TEST_REPOSITORIES } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import {
   type ReceivedWebhook,
@@ -119,9 +119,14 @@ await forEachBackend('webhooks', ({ db }) => {
     /** A project whose webhooks go to the receiver under a path of its own. */
     const webhookProject = async (path: string, options: { secret?: boolean; url?: string } = {}) => {
       const { project } = await seedProject(db());
-      await updateProject(db(), project.id, {
-        settings: { webhookUrl: options.url ?? `${receiver.origin}${path}?token=abc` },
-      });
+      await updateProject(
+        db(),
+        project.id,
+        {
+          settings: { webhookUrl: options.url ?? `${receiver.origin}${path}?token=abc` },
+        },
+        TEST_REPOSITORIES,
+      );
       if (options.secret !== false) {
         await setProjectSecret(db(), SERVER_KEY, project.id, 'webhookSecret', SECRET);
       }
@@ -438,7 +443,7 @@ await forEachBackend('webhooks', ({ db }) => {
       for (const d of dispatchers) await d.stop();
       const gone = await newJob(removed.id, 'g');
       await cancelJob(db(), removed.id, gone.id);
-      await updateProject(db(), removed.id, { settings: { webhookUrl: null } as never });
+      await updateProject(db(), removed.id, { settings: { webhookUrl: null } as never }, TEST_REPOSITORIES);
       await startDispatcher();
       await waitFor('dropped', async () => (await deliveries(removed.id))[0]?.status === 'failed');
       assert.equal((await deliveries(removed.id))[0]!.last_error, "the project's webhookUrl was removed");
@@ -477,7 +482,7 @@ await forEachBackend('webhooks', ({ db }) => {
         'https://a b',
       ]) {
         await assert.rejects(
-          updateProject(db(), project.id, { settings: { webhookUrl: bad } }),
+          updateProject(db(), project.id, { settings: { webhookUrl: bad } }, TEST_REPOSITORIES),
           (error: Error & { code?: string }) => {
             assert.equal(error.code, 'invalid_project', bad);
             assert.match(error.message, /webhookUrl/);
@@ -485,9 +490,14 @@ await forEachBackend('webhooks', ({ db }) => {
           },
         );
       }
-      const ok = await updateProject(db(), project.id, {
-        settings: { webhookUrl: 'https://hooks.example.com/docwright?key=1' },
-      });
+      const ok = await updateProject(
+        db(),
+        project.id,
+        {
+          settings: { webhookUrl: 'https://hooks.example.com/docwright?key=1' },
+        },
+        TEST_REPOSITORIES,
+      );
       assert.equal(ok.settings.webhookUrl, 'https://hooks.example.com/docwright?key=1');
     });
   });

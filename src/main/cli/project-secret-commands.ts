@@ -38,14 +38,21 @@ export function registerProjectSecretCommands(projects: Command): void {
     .command('secrets')
     .description("list which of a project's secrets are set (names only, never values)")
     .argument('<projectId>', 'the project (prj_...)')
-    .option('--json', 'print a JSON array of {name, updatedAt}')
+    .option('--json', 'print a JSON array of {name, updatedAt, suspendedFor?}')
     .action(async (projectId: string, options: { json?: boolean }) => {
       const secrets = await runAdminCommand(loadConfig(), projectsListSecrets, { projectId });
       if (options.json) return printJson(secrets);
-      const set = new Map(secrets.map((s) => [s.name, s.updatedAt]));
+      const set = new Map(secrets.map((s) => [s.name, s]));
+      const state = (name: string) => {
+        const s = set.get(name);
+        if (!s) return 'not set';
+        // Stored for another code host than the project's now: jobs do not send it.
+        if (s.suspendedFor) return `suspended (stored for ${s.suspendedFor}; set it again)`;
+        return `set (${s.updatedAt})`;
+      };
       print(
         Object.keys(PROJECT_SECRET_NAMES)
-          .map((name) => `${name.padEnd(20)}${set.has(name) ? `set (${set.get(name)})` : 'not set'}`)
+          .map((name) => `${name.padEnd(20)}${state(name)}`)
           .join('\n'),
       );
     });

@@ -19,6 +19,7 @@ interface ProjectFieldOptions {
   ref?: string;
   codeHost?: CodeHostKind;
   codeHostUrl?: string;
+  codeHostApiUrl?: string;
   model?: string;
   json?: boolean;
 }
@@ -42,7 +43,11 @@ function addFieldOptions(command: Command, required: boolean): Command {
   );
   command.option(
     '--code-host-url <url>',
-    `API base URL of a self-hosted GitLab or Gitea, e.g. https://git.example.com${required ? '' : ' ("" clears it)'}`,
+    `web address of a self-hosted GitHub Enterprise, GitLab or Gitea, e.g. https://git.example.com; the API is found under it (/api/v3, /api/v4, /api/v1)${required ? '' : ' ("" clears it)'}`,
+  );
+  command.option(
+    '--code-host-api-url <url>',
+    `API root to call as is, when it is not under --code-host-url (e.g. GitHub Enterprise behind a proxy: https://git.example.com/github-api)${required ? '' : ' ("" clears it)'}`,
   );
   command.option(
     '--model <provider:model>',
@@ -59,6 +64,7 @@ function fields(options: ProjectFieldOptions) {
     ...(options.ref !== undefined ? { ref: options.ref } : {}),
     ...(options.codeHost !== undefined ? { codeHostKind: options.codeHost } : {}),
     ...(options.codeHostUrl !== undefined ? { codeHostBaseUrl: options.codeHostUrl } : {}),
+    ...(options.codeHostApiUrl !== undefined ? { codeHostApiUrl: options.codeHostApiUrl } : {}),
     ...(options.model !== undefined ? { model: options.model } : {}),
   };
 }
@@ -139,7 +145,7 @@ export function registerProjectCommands(program: Command): void {
       const changes = fields(options);
       if (Object.keys(changes).length === 0 && options.setting === undefined) {
         throw new UsageError(
-          'nothing to change: give at least one of --name, --repository, --ref, --code-host, --code-host-url, --model, --setting.',
+          'nothing to change: give at least one of --name, --repository, --ref, --code-host, --code-host-url, --code-host-api-url, --model, --setting.',
         );
       }
       const project = await runAdminCommand(loadConfig(), projectsUpdate, {

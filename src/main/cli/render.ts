@@ -8,9 +8,13 @@ export function renderProject(verb: string, p: ProjectJson): string {
   return [
     `${verb} project ${p.id} "${p.name}"`,
     `  repository:  ${p.repositoryUrl} (branch ${p.ref})`,
-    `  code host:   ${p.codeHost.kind}${p.codeHost.baseUrl ? ` at ${p.codeHost.baseUrl}` : ''}`,
+    `  code host:   ${p.codeHost.kind}${p.codeHost.baseUrl ? ` at ${p.codeHost.baseUrl}` : ''}${p.codeHost.apiUrl ? ` (API ${p.codeHost.apiUrl})` : ''}`,
     `  model:       ${p.model ?? "(none: the server's DOCWRIGHT_MODEL, if it has one)"}`,
     `  settings:    ${settings}`,
+    ...(p.suspendedSecrets ?? []).map(
+      (s) =>
+        `  suspended:   ${s.name}, stored for ${s.storedFor}: jobs do not send it to this code host; set it again (docwright projects set-secret ${p.id} ${s.name})`,
+    ),
   ].join('\n');
 }
 

@@ -4,11 +4,14 @@
 // input and result must be plain JSON, and its input is checked against a schema when it arrives.
 import type { Static, TSchema } from 'typebox';
 import type { Database } from '../../db/database.ts';
+import type { RepositoryAccess } from '../../modules/projects/repository-address.ts';
 
 /** What a command may need besides the database: whoever runs it (CLI or server) provides it. */
 export interface AdminContext {
   /** The server key that seals stored secrets; the running server's own when run through it. */
   secretKey: Buffer;
+  /** DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE of whoever runs it. */
+  repositories: RepositoryAccess;
 }
 
 export interface AdminCommand<Input extends TSchema = TSchema, Result = unknown> {

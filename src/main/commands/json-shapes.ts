@@ -8,11 +8,16 @@ export interface ProjectJson {
   name: string;
   repositoryUrl: string;
   ref: string;
-  codeHost: { kind: string; baseUrl: string | null };
+  codeHost: { kind: string; baseUrl: string | null; apiUrl: string | null };
   model: string | null;
   settings: Record<string, unknown>;
   createdAt: string;
   updatedAt: string;
+  /**
+   * Only after an update: code-host secrets stored for another code host than the project's
+   * now, which jobs do not use until they are set again (storedFor describes where they were for).
+   */
+  suspendedSecrets?: { name: string; storedFor: string }[];
 }
 
 export function projectJson(p: Project): ProjectJson {
@@ -21,7 +26,7 @@ export function projectJson(p: Project): ProjectJson {
     name: p.name,
     repositoryUrl: p.repositoryUrl,
     ref: p.ref,
-    codeHost: { kind: p.codeHost.kind, baseUrl: p.codeHost.baseUrl },
+    codeHost: { kind: p.codeHost.kind, baseUrl: p.codeHost.baseUrl, apiUrl: p.codeHost.apiUrl },
     model: p.model,
     settings: p.settings as Record<string, unknown>,
     createdAt: p.createdAt.toISOString(),

@@ -11,6 +11,8 @@ export const projectFieldSchemas = {
   codeHostKind: CodeHostKindSchema,
   /** An empty string clears it. */
   codeHostBaseUrl: Type.String(),
+  /** An empty string clears it (the API root is derived from the base URL again). */
+  codeHostApiUrl: Type.String(),
   /** An empty string clears it (the server default applies). */
   model: Type.String(),
 };

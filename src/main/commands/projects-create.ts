@@ -13,11 +13,12 @@ export const projectsCreate = defineAdminCommand({
       ref: Type.Optional(f.ref),
       codeHostKind: Type.Optional(f.codeHostKind),
       codeHostBaseUrl: Type.Optional(f.codeHostBaseUrl),
+      codeHostApiUrl: Type.Optional(f.codeHostApiUrl),
       model: Type.Optional(f.model),
     },
     { additionalProperties: false },
   ),
-  async run(db, input) {
-    return projectJson(await createProject(db, input));
+  async run(db, input, context) {
+    return projectJson(await createProject(db, input, context.repositories));
   },
 });

@@ -21,7 +21,11 @@ export const projectsListSecrets = defineAdminCommand({
   input: Type.Object({ projectId: Type.String() }, { additionalProperties: false }),
   async run(db, input) {
     const secrets = await listProjectSecrets(db, input.projectId);
-    return secrets.map((s) => ({ name: s.name, updatedAt: s.updatedAt.toISOString() }));
+    return secrets.map((s) => ({
+      name: s.name,
+      updatedAt: s.updatedAt.toISOString(),
+      ...(s.suspendedFor !== null ? { suspendedFor: s.suspendedFor } : {}),
+    }));
   },
 });
 

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { ProjectChanges, ProjectSettings } from '../../modules/projects/schemas.ts';
+import { suspendedSecrets } from '../../modules/projects/secrets.ts';
 import { updateProject } from '../../modules/projects/service.ts';
 import { defineAdminCommand } from './admin-command.ts';
 import { projectJson } from './json-shapes.ts';
@@ -15,15 +16,21 @@ export const projectsUpdate = defineAdminCommand({
       ref: Type.Optional(f.ref),
       codeHostKind: Type.Optional(f.codeHostKind),
       codeHostBaseUrl: Type.Optional(f.codeHostBaseUrl),
+      codeHostApiUrl: Type.Optional(f.codeHostApiUrl),
       model: Type.Optional(f.model),
       /** Merged key by key into the stored settings; null removes a key. The service checks them. */
       settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     },
     { additionalProperties: false },
   ),
-  async run(db, { id, settings, ...fields }) {
+  async run(db, { id, settings, ...fields }, context) {
     const changes: ProjectChanges = { ...fields };
     if (settings !== undefined) changes.settings = settings as ProjectSettings;
-    return projectJson(await updateProject(db, id, changes));
+    const project = projectJson(await updateProject(db, id, changes, context.repositories));
+    const suspended = await suspendedSecrets(db, id);
+    return {
+      ...project,
+      suspendedSecrets: suspended.map((s) => ({ name: s.name, storedFor: s.suspendedFor ?? '' })),
+    };
   },
 });

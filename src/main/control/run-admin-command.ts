@@ -22,7 +22,7 @@ function isWorthWaitingFor(holder: LockHolder): boolean {
 }
 
 export async function runAdminCommand<Result>(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'secretKey'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'secretKey' | 'repositories'>,
   command: AdminCommand<never, Result> | AdminCommand,
   input: unknown,
 ): Promise<Result> {
@@ -32,7 +32,7 @@ export async function runAdminCommand<Result>(
     context: AdminContext,
   ) => Promise<Result>;
   const run = (db: Parameters<AdminCommand['run']>[0], input: unknown) =>
-    runCommand(db, input, { secretKey: config.secretKey });
+    runCommand(db, input, { secretKey: config.secretKey, repositories: config.repositories });
   if (config.databaseUrl !== null) return runLocally(config, command.name, (db) => run(db, input));
 
   const deadline = Date.now() + WAIT_FOR_SHORT_HOLDER_MS;

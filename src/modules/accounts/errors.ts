@@ -40,7 +40,8 @@ export const accountErrors = defineErrors({
   },
   owner_only: {
     status: 403,
-    description: 'Only the dashboard owner may do this (invite people, remove members).',
+    description:
+      "Only the dashboard owner may do this (invite people, remove members, create projects, change a project's repository, code host, webhook URL or GitHub App, set secrets).",
   },
   user_not_found: { status: 404, description: 'No dashboard account has this id.' },
   invitation_not_found: { status: 404, description: 'No pending invitation has this id.' },

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.ts';
 import type { AppError } from '../../errors/app-error.ts';
 import type { JobServiceConfig } from '../jobs/service.ts';
+import type { RepositoryAccess } from '../projects/repository-address.ts';
 import type { CookieSettings } from './state.ts';
 import type { FieldErrors } from './views/fields.ts';
 import type { PageFrame } from './views/layout.ts';
@@ -14,6 +15,8 @@ export interface DashboardOptions {
   /** The address people reach the server at: links (invitations) and the allowed CSRF origin. */
   publicUrl: string;
   jobs: JobServiceConfig;
+  /** DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE: repository URLs on http and private addresses. */
+  repositories?: RepositoryAccess;
   /** Wakes a worker in this process when a job is created or followed up from the dashboard. */
   onJobQueued?: (jobId: string) => void;
 }
@@ -31,6 +34,8 @@ export const NOTICES: Record<string, string> = {
   'signed-out': 'Signed out.',
   'project-created': 'Project created. Add the code host token and the model below, then create an API key.',
   'settings-saved': 'Settings saved.',
+  'settings-saved-secrets-suspended':
+    'Settings saved. The code host changed, so its stored token or App key is suspended: jobs do not send it to the new host. Set it again below.',
   'secrets-saved': 'Secrets saved.',
   'key-revoked': 'The key was revoked: requests with it are refused from now on.',
   'job-created': 'Job started. Its status updates here as it runs.',

@@ -11,7 +11,7 @@ export const JOB_FAILURE_CODES = {
   limit_reached:
     'The agent hit a bound of its run (steps, tokens, wall time, or a repeated failing action) before changing any file. When files had changed, the work is published instead and the job completes, saying which bound stopped it.',
   repository_unavailable:
-    'The repository could not be fetched (not found, unreachable, or the token cannot read it).',
+    'The repository could not be fetched (not found, unreachable, refused by the address policy for repository URLs, or the token cannot read it).',
   push_rejected:
     "The code host refused the push of the job's branch (e.g. a protected branch, or the branch changed meanwhile).",
   code_host_auth: 'The code host refused the token (missing, expired, or without the needed permissions).',

@@ -9,6 +9,7 @@ interface ProjectRow {
   ref: string;
   code_host_kind: CodeHostKind;
   code_host_base_url: string | null;
+  code_host_api_url: string | null;
   model: string | null;
   settings: ProjectSettings;
   created_at: Date;
@@ -20,7 +21,7 @@ const toProject = (r: ProjectRow): Project => ({
   name: r.name,
   repositoryUrl: r.repository_url,
   ref: r.ref,
-  codeHost: { kind: r.code_host_kind, baseUrl: r.code_host_base_url },
+  codeHost: { kind: r.code_host_kind, baseUrl: r.code_host_base_url, apiUrl: r.code_host_api_url },
   model: r.model,
   settings: r.settings,
   createdAt: r.created_at,
@@ -34,14 +35,16 @@ export interface ProjectRecord {
   ref: string;
   codeHostKind: CodeHostKind;
   codeHostBaseUrl: string | null;
+  codeHostApiUrl: string | null;
   model: string | null;
   settings: ProjectSettings;
 }
 
 export async function insertProject(db: Queryable, p: ProjectRecord): Promise<Project> {
   const rows = await db.query<ProjectRow>(
-    `INSERT INTO projects (id, name, repository_url, ref, code_host_kind, code_host_base_url, model, settings)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+    `INSERT INTO projects (id, name, repository_url, ref, code_host_kind, code_host_base_url, model, settings,
+                           code_host_api_url)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      RETURNING *`,
     [
       p.id,
@@ -52,6 +55,7 @@ export async function insertProject(db: Queryable, p: ProjectRecord): Promise<Pr
       p.codeHostBaseUrl,
       p.model,
       JSON.stringify(p.settings),
+      p.codeHostApiUrl,
     ],
   );
   return toProject(rows[0]!);
@@ -76,7 +80,7 @@ export async function updateProjectRow(db: Queryable, p: ProjectRecord): Promise
   const rows = await db.query<ProjectRow>(
     `UPDATE projects
         SET name = $2, repository_url = $3, ref = $4, code_host_kind = $5, code_host_base_url = $6,
-            model = $7, settings = $8, updated_at = now()
+            model = $7, settings = $8, code_host_api_url = $9, updated_at = now()
       WHERE id = $1
       RETURNING *`,
     [
@@ -88,6 +92,7 @@ export async function updateProjectRow(db: Queryable, p: ProjectRecord): Promise
       p.codeHostBaseUrl,
       p.model,
       JSON.stringify(p.settings),
+      p.codeHostApiUrl,
     ],
   );
   return rows[0] ? toProject(rows[0]) : null;

@@ -58,7 +58,8 @@ export interface Project {
   name: string;
   repositoryUrl: string;
   ref: string;
-  codeHost: { kind: CodeHostKind; baseUrl: string | null };
+  /** apiUrl: the API root called as is, when it is not where baseUrl implies (null: derived). */
+  codeHost: { kind: CodeHostKind; baseUrl: string | null; apiUrl: string | null };
   model: string | null;
   settings: ProjectSettings;
   createdAt: Date;
@@ -71,6 +72,7 @@ export interface NewProject {
   ref?: string;
   codeHostKind?: CodeHostKind;
   codeHostBaseUrl?: string | null;
+  codeHostApiUrl?: string | null;
   model?: string | null;
   settings?: ProjectSettings;
 }

@@ -1,8 +1,18 @@
 // A project's stored secrets: written sealed (src/util/secret-box.ts), read back only by the code
-// that uses them (the job runner), listed by name only.
+// that uses them (the job runner), listed by name only. Code-host credentials are bound to the
+// code host they were stored for (credential-binding.ts).
 import type { Queryable } from '../../db/database.ts';
 import { openSecret, sealSecret } from '../../util/secret-box.ts';
+import {
+  bindingOf,
+  type CredentialDestination,
+  describeBinding,
+  destinationOfProject,
+  type HostBoundSecret,
+  isHostBound,
+} from './credential-binding.ts';
 import { projectErrors } from './errors.ts';
+import type { Project } from './schemas.ts';
 import { deleteSecretRow, selectSecretNames, selectSecretRow, upsertSecretRow } from './secret-queries.ts';
 import { getProject } from './service.ts';
 
@@ -35,31 +45,82 @@ export async function setProjectSecret(
   value: string,
 ): Promise<void> {
   checkName(name);
-  await getProject(db, projectId);
+  const project = await getProject(db, projectId);
   if (value.trim() === '') {
     throw projectErrors.invalid_project(`The value of secret ${name} is empty.`, {
       details: [{ name: 'secret', message: 'empty value' }],
     });
   }
-  await upsertSecretRow(db, projectId, name, sealSecret(serverKey, contextOf(projectId, name), value.trim()));
+  // A code-host credential is bound to the project's code host as it is now.
+  const boundTo = isHostBound(name) ? bindingOf(destinationOfProject(project)) : null;
+  await upsertSecretRow(
+    db,
+    projectId,
+    name,
+    sealSecret(serverKey, contextOf(projectId, name), value.trim()),
+    boundTo,
+  );
 }
 
+/**
+ * A secret's value, whatever it is bound to. Code that sends a code-host credential anywhere
+ * reads it with readBoundSecret instead, which checks the destination.
+ */
 export async function readProjectSecret(
   db: Queryable,
   serverKey: Buffer,
   projectId: string,
   name: ProjectSecretName,
 ): Promise<string | null> {
-  const sealed = await selectSecretRow(db, projectId, name);
-  return sealed === null ? null : openSecret(serverKey, contextOf(projectId, name), sealed);
+  const row = await selectSecretRow(db, projectId, name);
+  return row === null ? null : openSecret(serverKey, contextOf(projectId, name), row.sealed);
 }
 
-export async function listProjectSecrets(
+export type BoundSecret =
+  | { status: 'absent' }
+  | { status: 'usable'; value: string }
+  /** Stored for another destination: boundTo describes it. Never opened. */
+  | { status: 'suspended'; boundTo: string };
+
+/**
+ * A code-host credential, only if it was stored for this destination. A secret stored before
+ * bindings existed counts as bound to the project's current code host.
+ */
+export async function readBoundSecret(
   db: Queryable,
-  projectId: string,
-): Promise<{ name: string; updatedAt: Date }[]> {
-  await getProject(db, projectId);
-  return selectSecretNames(db, projectId);
+  serverKey: Buffer,
+  project: Project,
+  name: HostBoundSecret,
+  destination: CredentialDestination,
+): Promise<BoundSecret> {
+  const row = await selectSecretRow(db, project.id, name);
+  if (row === null) return { status: 'absent' };
+  const boundTo = row.boundTo ?? bindingOf(destinationOfProject(project));
+  if (boundTo !== bindingOf(destination)) return { status: 'suspended', boundTo: describeBinding(boundTo) };
+  return { status: 'usable', value: openSecret(serverKey, contextOf(project.id, name), row.sealed) };
+}
+
+export interface SecretListing {
+  name: string;
+  updatedAt: Date;
+  /** Set when the secret was stored for another code host than the project's: not used. */
+  suspendedFor: string | null;
+}
+
+export async function listProjectSecrets(db: Queryable, projectId: string): Promise<SecretListing[]> {
+  const project = await getProject(db, projectId);
+  const current = bindingOf(destinationOfProject(project));
+  return (await selectSecretNames(db, projectId)).map((s) => ({
+    name: s.name,
+    updatedAt: s.updatedAt,
+    suspendedFor:
+      isHostBound(s.name) && s.boundTo !== null && s.boundTo !== current ? describeBinding(s.boundTo) : null,
+  }));
+}
+
+/** The project's code-host secrets that are suspended, for messages after an update. */
+export async function suspendedSecrets(db: Queryable, projectId: string): Promise<SecretListing[]> {
+  return (await listProjectSecrets(db, projectId)).filter((s) => s.suspendedFor !== null);
 }
 
 export async function deleteProjectSecret(db: Queryable, projectId: string, name: string): Promise<boolean> {

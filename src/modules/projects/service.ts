@@ -3,6 +3,7 @@ import { Value } from 'typebox/value';
 import type { Queryable } from '../../db/database.ts';
 import type { ErrorDetail } from '../../errors/app-error.ts';
 import { newId } from '../../util/random.ts';
+import { bindingOf, destinationOfProject, HOST_BOUND_SECRETS } from './credential-binding.ts';
 import { projectErrors } from './errors.ts';
 import {
   countProjects,
@@ -12,6 +13,7 @@ import {
   selectProjects,
   updateProjectRow,
 } from './queries.ts';
+import { type RepositoryAccess, repositoryAddressProblem } from './repository-address.ts';
 import {
   CODE_HOST_KINDS,
   type CodeHostKind,
@@ -20,6 +22,7 @@ import {
   type ProjectChanges,
   ProjectSettingsSchema,
 } from './schemas.ts';
+import { bindUnboundSecrets } from './secret-queries.ts';
 
 /** Public hosts recognised from the repository URL; anything else needs an explicit kind. */
 const KNOWN_HOSTS: Record<string, CodeHostKind> = {
@@ -37,8 +40,18 @@ export function detectCodeHost(repositoryUrl: string): CodeHostKind | null {
   }
 }
 
-export async function createProject(db: Queryable, input: NewProject): Promise<Project> {
-  return insertProject(db, validate({ id: newId('prj'), ...input }));
+/**
+ * Creates a project. access: whether repository and code-host URLs may use http and reach
+ * special-purpose addresses (DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE).
+ */
+export async function createProject(
+  db: Queryable,
+  input: NewProject,
+  access: RepositoryAccess,
+): Promise<Project> {
+  const record = validate({ id: newId('prj'), ...input });
+  await checkAddresses(record, access);
+  return insertProject(db, record);
 }
 
 export async function getProject(db: Queryable, id: string): Promise<Project> {
@@ -55,8 +68,17 @@ export function projectCount(db: Queryable): Promise<number> {
   return countProjects(db);
 }
 
-/** Changes only the given fields; settings are merged key by key (null removes a key). */
-export async function updateProject(db: Queryable, id: string, changes: ProjectChanges): Promise<Project> {
+/**
+ * Changes only the given fields; settings are merged key by key (null removes a key). A change of
+ * the repository's host or of the code host suspends the stored code-host credentials
+ * (credential-binding.ts); suspendedSecrets() names them.
+ */
+export async function updateProject(
+  db: Queryable,
+  id: string,
+  changes: ProjectChanges,
+  access: RepositoryAccess,
+): Promise<Project> {
   const current = await getProject(db, id);
   const settings = { ...current.settings } as Record<string, unknown>;
   for (const [key, value] of Object.entries(changes.settings ?? {})) {
@@ -64,22 +86,37 @@ export async function updateProject(db: Queryable, id: string, changes: ProjectC
     else settings[key] = value;
   }
   const repositoryUrl = changes.repositoryUrl ?? current.repositoryUrl;
+  const detected = changes.repositoryUrl ? detectCodeHost(repositoryUrl) : null;
+  const changesHost =
+    changes.repositoryUrl !== undefined &&
+    originOf(changes.repositoryUrl) !== originOf(current.repositoryUrl);
+  // A repository on another, unknown host keeps no code host it does not say: the old kind would
+  // be a guess (create refuses the same way).
+  const codeHostKind =
+    changes.codeHostKind ?? (changesHost ? (detected ?? undefined) : (detected ?? current.codeHost.kind));
   const record = validate({
     id,
     name: changes.name ?? current.name,
     repositoryUrl,
     ref: changes.ref ?? current.ref,
-    // A new repository on another host re-detects the kind unless one is given.
-    codeHostKind:
-      changes.codeHostKind ??
-      (changes.repositoryUrl
-        ? (detectCodeHost(repositoryUrl) ?? current.codeHost.kind)
-        : current.codeHost.kind),
+    // A new repository re-detects the kind unless one is given.
+    ...(codeHostKind !== undefined ? { codeHostKind } : {}),
     codeHostBaseUrl:
       changes.codeHostBaseUrl !== undefined ? changes.codeHostBaseUrl : current.codeHost.baseUrl,
+    codeHostApiUrl: changes.codeHostApiUrl !== undefined ? changes.codeHostApiUrl : current.codeHost.apiUrl,
     model: changes.model !== undefined ? changes.model : current.model,
     settings,
   });
+  await checkAddresses(record, access);
+  const before = bindingOf(destinationOfProject(current));
+  const after = bindingOf({
+    kind: record.codeHostKind,
+    repositoryUrl: record.repositoryUrl,
+    baseUrl: record.codeHostBaseUrl,
+    apiUrl: record.codeHostApiUrl,
+  });
+  // Secrets stored before bindings existed belong to the destination being left.
+  if (before !== after) await bindUnboundSecrets(db, id, HOST_BOUND_SECRETS, before);
   const updated = await updateProjectRow(db, record);
   if (!updated) throw projectErrors.project_not_found(`No project has the id "${id}".`);
   return updated;
@@ -103,7 +140,7 @@ function validate(input: NewProject & { id: string }): ProjectRecord {
   if (codeHostKind === null) {
     problem(
       'codeHost',
-      `The code host of ${safeUrlForMessage(repositoryUrl)} is not known: set it to one of ${CODE_HOST_KINDS.join(', ')}.`,
+      `The code host of ${safeUrlForMessage(repositoryUrl)} is not known: set it to one of ${CODE_HOST_KINDS.join(', ')} (CLI: --code-host).`,
     );
   } else if (!CODE_HOST_KINDS.includes(codeHostKind)) {
     problem('codeHost', `code host must be one of ${CODE_HOST_KINDS.join(', ')}; got "${codeHostKind}".`);
@@ -113,6 +150,12 @@ function validate(input: NewProject & { id: string }): ProjectRecord {
   if (codeHostBaseUrl !== null) {
     const baseProblem = checkHttpUrl(codeHostBaseUrl, 'code host base URL');
     if (baseProblem) problem('codeHostBaseUrl', baseProblem);
+  }
+
+  const codeHostApiUrl = input.codeHostApiUrl?.trim() || null;
+  if (codeHostApiUrl !== null) {
+    const apiProblem = checkHttpUrl(codeHostApiUrl, 'code host API URL');
+    if (apiProblem) problem('codeHostApiUrl', apiProblem);
   }
 
   const model = input.model?.trim() || null;
@@ -149,9 +192,35 @@ function validate(input: NewProject & { id: string }): ProjectRecord {
     ref,
     codeHostKind: codeHostKind!,
     codeHostBaseUrl,
+    codeHostApiUrl,
     model,
     settings,
   };
+}
+
+/** The repository, base and API URLs under the address policy (they all receive the token). */
+async function checkAddresses(record: ProjectRecord, access: RepositoryAccess): Promise<void> {
+  const details: ErrorDetail[] = [];
+  for (const [name, url] of [
+    ['repositoryUrl', record.repositoryUrl],
+    ['codeHostBaseUrl', record.codeHostBaseUrl],
+    ['codeHostApiUrl', record.codeHostApiUrl],
+  ] as const) {
+    if (url === null) continue;
+    const refused = await repositoryAddressProblem(url, access);
+    if (refused) details.push({ location: 'body', name, message: `${name}: ${refused}.` });
+  }
+  if (details.length > 0) {
+    throw projectErrors.invalid_project(details.map((d) => d.message).join(' '), { details });
+  }
+}
+
+function originOf(raw: string): string {
+  try {
+    return new URL(raw).origin;
+  } catch {
+    return raw;
+  }
 }
 
 function checkHttpUrl(raw: string, what: string): string | null {

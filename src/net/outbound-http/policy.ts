@@ -37,8 +37,12 @@ export function checkUrlShape(raw: string | URL, policy: OutboundPolicy): URL {
   }
   const schemes = policy.requireHttps ? ['https:'] : ['https:', 'http:'];
   if (!schemes.includes(url.protocol)) {
+    const unless =
+      policy.requireHttps && policy.allowPrivateSetting
+        ? ` (http only with ${policy.allowPrivateSetting}=true)`
+        : '';
     throw new OutboundRefusedError(
-      `${policy.purpose} must use ${policy.requireHttps ? 'https' : 'http or https'}, not ${url.protocol}`,
+      `${policy.purpose} must use ${policy.requireHttps ? 'https' : 'http or https'}, not ${url.protocol}${unless}`,
     );
   }
   return url;

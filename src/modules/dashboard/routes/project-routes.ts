@@ -1,6 +1,7 @@
 // /app/projects: list and create; /app/projects/:projectId/settings: settings and secrets.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../../errors/app-error.ts';
+import { accountErrors } from '../../accounts/errors.ts';
 import type { CodeHostKind, Project, ProjectSettings } from '../../projects/schemas.ts';
 import {
   deleteProjectSecret,
@@ -8,10 +9,12 @@ import {
   PROJECT_SECRET_NAMES,
   type ProjectSecretName,
   setProjectSecret,
+  suspendedSecrets,
 } from '../../projects/secrets.ts';
 import { createProject, getProject, listProjects, updateProject } from '../../projects/service.ts';
 import { type DashboardContext, fieldErrorsOf, formOf, frameOf } from '../context.ts';
 import { redirectAfterPost, sendPage } from '../respond.ts';
+import { requireSession } from '../state.ts';
 import type { FieldErrors } from '../views/fields.ts';
 import { projectsPage } from '../views/projects-view.ts';
 import {
@@ -22,6 +25,39 @@ import {
 } from '../views/settings-view.ts';
 
 type ProjectParams = { Params: { projectId: string } };
+
+/**
+ * What only the owner may change: where the project's repository is and what reaches it (the
+ * code-host token goes there), where webhooks go, and the GitHub App in use. Members change
+ * everything else (name, branch, model, agent bounds, allowed origins) and run jobs.
+ */
+const OWNER_ONLY_FIELDS = [
+  'repositoryUrl',
+  'codeHostKind',
+  'codeHostBaseUrl',
+  'codeHostApiUrl',
+  'webhookUrl',
+  'githubAppId',
+  'githubAppInstallationId',
+] as const;
+
+function requireOwner(request: FastifyRequest, what: string): void {
+  if (requireSession(request).user.role !== 'owner') {
+    throw accountErrors.owner_only(`Only the owner may ${what}.`);
+  }
+}
+
+/** For a member: the owner-only fields sent must be unchanged (absent ones keep their values). */
+function checkMemberChanges(request: FastifyRequest, project: Project, form: Record<string, string>): void {
+  if (requireSession(request).user.role === 'owner') return;
+  const current = settingsFormOf(project);
+  const changed = OWNER_ONLY_FIELDS.filter(
+    (field) => form[field] !== undefined && form[field].trim() !== current[field].trim(),
+  );
+  if (changed.length > 0) {
+    throw accountErrors.owner_only(`Only the owner may change ${changed.join(', ')}.`);
+  }
+}
 
 /** The project service names the code host field codeHost; the forms call it codeHostKind. */
 function formErrorsOf(error: AppError): FieldErrors {
@@ -53,9 +89,12 @@ function settingsChanges(form: Record<string, string>): Record<string, unknown> 
     maxTotalTokens: integerOrNull(form.maxTotalTokens),
     wallTimeSeconds: integerOrNull(form.wallTimeSeconds),
     allowedOrigins: origins.length > 0 ? origins : null,
-    webhookUrl: textOrNull(form.webhookUrl),
-    githubAppId: textOrNull(form.githubAppId),
-    githubAppInstallationId: textOrNull(form.githubAppInstallationId),
+    // Owner-only settings a form leaves out keep their values.
+    ...(form.webhookUrl !== undefined ? { webhookUrl: textOrNull(form.webhookUrl) } : {}),
+    ...(form.githubAppId !== undefined ? { githubAppId: textOrNull(form.githubAppId) } : {}),
+    ...(form.githubAppInstallationId !== undefined
+      ? { githubAppInstallationId: textOrNull(form.githubAppInstallationId) }
+      : {}),
   };
 }
 
@@ -66,6 +105,7 @@ function formFromBody(form: Record<string, string>): SettingsForm {
     ref: form.ref ?? '',
     codeHostKind: form.codeHostKind ?? '',
     codeHostBaseUrl: form.codeHostBaseUrl ?? '',
+    codeHostApiUrl: form.codeHostApiUrl ?? '',
     model: form.model ?? '',
     draftPullRequests: form.draftPullRequests === 'on',
     deniedPaths: form.deniedPaths ?? '',
@@ -81,15 +121,17 @@ function formFromBody(form: Record<string, string>): SettingsForm {
 
 /** All known secrets, set or not, in a stable order. */
 async function secretStatuses(ctx: DashboardContext, projectId: string): Promise<SecretStatus[]> {
-  const stored = new Map((await listProjectSecrets(ctx.db, projectId)).map((s) => [s.name, s.updatedAt]));
+  const stored = new Map((await listProjectSecrets(ctx.db, projectId)).map((s) => [s.name, s]));
   return (Object.keys(PROJECT_SECRET_NAMES) as ProjectSecretName[]).map((name) => ({
     name,
-    updatedAt: stored.get(name) ?? null,
+    updatedAt: stored.get(name)?.updatedAt ?? null,
+    suspendedFor: stored.get(name)?.suspendedFor ?? null,
   }));
 }
 
 export function registerProjectRoutes(app: FastifyInstance, ctx: DashboardContext): void {
   const { db } = ctx;
+  const access = ctx.repositories ?? { allowPrivateAddresses: false };
 
   app.get('/projects', async (request, reply) =>
     sendPage(reply, projectsPage(frameOf(request, { title: 'Projects' }), await listProjects(db))),
@@ -98,14 +140,20 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: DashboardContex
   app.post('/projects', async (request, reply) => {
     const form = formOf(request);
     try {
-      const project = await createProject(db, {
-        name: form.name ?? '',
-        repositoryUrl: form.repositoryUrl ?? '',
-        ...(form.ref?.trim() ? { ref: form.ref } : {}),
-        ...(form.codeHostKind ? { codeHostKind: form.codeHostKind as CodeHostKind } : {}),
-        codeHostBaseUrl: form.codeHostBaseUrl ?? null,
-        model: form.model ?? null,
-      });
+      requireOwner(request, 'create projects');
+      const project = await createProject(
+        db,
+        {
+          name: form.name ?? '',
+          repositoryUrl: form.repositoryUrl ?? '',
+          ...(form.ref?.trim() ? { ref: form.ref } : {}),
+          ...(form.codeHostKind ? { codeHostKind: form.codeHostKind as CodeHostKind } : {}),
+          codeHostBaseUrl: form.codeHostBaseUrl ?? null,
+          codeHostApiUrl: form.codeHostApiUrl ?? null,
+          model: form.model ?? null,
+        },
+        access,
+      );
       return redirectAfterPost(reply, `/app/projects/${project.id}/settings?notice=project-created`);
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
@@ -144,17 +192,31 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: DashboardContex
     const project = await getProject(db, request.params.projectId);
     const form = formOf(request);
     try {
-      await updateProject(db, project.id, {
-        name: form.name ?? '',
-        repositoryUrl: form.repositoryUrl ?? '',
-        ref: form.ref ?? '',
-        ...(form.codeHostKind ? { codeHostKind: form.codeHostKind as CodeHostKind } : {}),
-        codeHostBaseUrl: form.codeHostBaseUrl?.trim() ? form.codeHostBaseUrl : null,
-        model: form.model?.trim() ? form.model : null,
-        // null removes a setting (the server default applies again): see updateProject.
-        settings: settingsChanges(form) as ProjectSettings,
-      });
-      return redirectAfterPost(reply, `/app/projects/${project.id}/settings?notice=settings-saved`);
+      checkMemberChanges(request, project, form);
+      const kept = (field: string, value: string | null) => (form[field] === undefined ? value : null);
+      await updateProject(
+        db,
+        project.id,
+        {
+          name: form.name ?? '',
+          repositoryUrl: form.repositoryUrl ?? project.repositoryUrl,
+          ref: form.ref ?? '',
+          ...(form.codeHostKind ? { codeHostKind: form.codeHostKind as CodeHostKind } : {}),
+          codeHostBaseUrl: form.codeHostBaseUrl?.trim()
+            ? form.codeHostBaseUrl
+            : kept('codeHostBaseUrl', project.codeHost.baseUrl),
+          codeHostApiUrl: form.codeHostApiUrl?.trim()
+            ? form.codeHostApiUrl
+            : kept('codeHostApiUrl', project.codeHost.apiUrl),
+          model: form.model?.trim() ? form.model : null,
+          // null removes a setting (the server default applies again): see updateProject.
+          settings: settingsChanges(form) as ProjectSettings,
+        },
+        access,
+      );
+      const suspended = (await suspendedSecrets(db, project.id)).length > 0;
+      const notice = suspended ? 'settings-saved-secrets-suspended' : 'settings-saved';
+      return redirectAfterPost(reply, `/app/projects/${project.id}/settings?notice=${notice}`);
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
       const page = await renderSettings(request, project, {
@@ -175,6 +237,7 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: DashboardContex
     );
     const names = Object.keys(PROJECT_SECRET_NAMES) as ProjectSecretName[];
     try {
+      requireOwner(request, "change a project's secrets");
       for (const name of names) {
         const value = form[name] ?? '';
         if (value.trim() !== '') await setProjectSecret(db, ctx.secretKey, project.id, name, value);

@@ -17,6 +17,7 @@ export interface SettingsForm {
   ref: string;
   codeHostKind: string;
   codeHostBaseUrl: string;
+  codeHostApiUrl: string;
   model: string;
   draftPullRequests: boolean;
   deniedPaths: string;
@@ -38,6 +39,7 @@ export function settingsFormOf(project: Project): SettingsForm {
     ref: project.ref,
     codeHostKind: project.codeHost.kind,
     codeHostBaseUrl: project.codeHost.baseUrl ?? '',
+    codeHostApiUrl: project.codeHost.apiUrl ?? '',
     model: project.model ?? '',
     draftPullRequests: s.draftPullRequests ?? false,
     deniedPaths: (s.deniedPaths ?? []).join('\n'),
@@ -54,6 +56,8 @@ export function settingsFormOf(project: Project): SettingsForm {
 export interface SecretStatus {
   name: ProjectSecretName;
   updatedAt: Date | null;
+  /** Stored for another code host (described): jobs do not use it until it is set again. */
+  suspendedFor?: string | null;
 }
 
 const SECRET_LABELS: Record<ProjectSecretName, string> = {
@@ -103,7 +107,9 @@ ${errorBox(data.error)}
       ${textField({ name: 'ref', label: 'Branch', required: true, value: f.ref, errors, hint: 'Jobs start from this branch and their pull requests target it.' })}
       ${selectField({ name: 'codeHostKind', label: 'Code host', value: f.codeHostKind, options: CODE_HOST_OPTIONS.slice(1), errors })}
       ${textField({ name: 'codeHostBaseUrl', label: 'Code host base URL', type: 'url', value: f.codeHostBaseUrl, errors, hint: 'Only for self-hosted GitHub Enterprise, GitLab or Gitea; empty for the public host.' })}
+      ${textField({ name: 'codeHostApiUrl', label: 'Code host API URL', type: 'url', value: f.codeHostApiUrl, errors, hint: 'Only when the API is not under the base URL (/api/v3, /api/v4, /api/v1), e.g. GitHub Enterprise behind a proxy; empty: derived.' })}
     </div>
+    <p class="hint">Only the owner changes the repository, the code host, the webhook URL, the GitHub App and the secrets. A new repository host or code host suspends the stored code-host token and App key until they are set again.</p>
   </fieldset>
   <fieldset>
     <legend>Agent</legend>
@@ -146,7 +152,9 @@ function secretField(s: SecretStatus, errors: FieldErrors): SafeHtml {
   const status =
     s.updatedAt === null
       ? html`<span class="badge badge-muted" id="${id}-status">Not set</span>`
-      : html`<span class="badge badge-ok" id="${id}-status">Set</span> <span class="muted small">updated ${timeElement(s.updatedAt)}</span>`;
+      : s.suspendedFor
+        ? html`<span class="badge badge-muted" id="${id}-status">Suspended</span> <span class="muted small">stored for ${s.suspendedFor}; set it again for this code host</span>`
+        : html`<span class="badge badge-ok" id="${id}-status">Set</span> <span class="muted small">updated ${timeElement(s.updatedAt)}</span>`;
   const error = errors[s.name];
   const multiline = s.name === 'githubAppPrivateKey';
   return html`<div class="field secret${error ? ' has-error' : ''}">

@@ -12,6 +12,7 @@ import type { ModelOptions } from '../models/providers.ts';
 import type { JobFailureCode } from '../modules/jobs/failure-codes.ts';
 import type { JobRunInput, JobRunner, JobRunResult } from '../modules/jobs/runner-contract.ts';
 import type { Logger } from '../util/logger.ts';
+import { codeHostOptionsOf } from './code-host-options.ts';
 import {
   type BranchSoFar,
   buildAgentInstructions,
@@ -96,12 +97,9 @@ async function runJob(
       ...options.model,
       onRetry: (retry) => void input.event('model_retry', { ...retry }).catch(() => {}),
     });
-    const codeHost = options.makeCodeHost({
-      kind: project.codeHost.kind,
-      baseUrl: project.codeHost.baseUrl,
-      apiUrl: project.codeHost.apiUrl,
-      credentials: await jobCodeHostCredentials(db, config, project, job.source_repository),
-    });
+    const codeHost = options.makeCodeHost(
+      codeHostOptionsOf(project, await jobCodeHostCredentials(db, config, project, job.source_repository)),
+    );
     const header = await codeHost.gitAuthHeader(signal);
     const authorization = header.replace(/^Authorization:\s*/i, '');
 

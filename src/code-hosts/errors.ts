@@ -81,6 +81,8 @@ export interface HttpFailure {
   retryAfterSeconds?: number;
   /** Forces retrying (e.g. GitHub's 403 rate limit); otherwise decided by the status. */
   retryable?: boolean;
+  /** The API root called, named in the message: a wrong base or API URL shows at once. */
+  apiUrl?: string;
 }
 
 /** A CodeHostError for an HTTP answer, with a message that says what failed and what it likely means. */
@@ -104,6 +106,7 @@ export function httpFailure(failure: HttpFailure): CodeHostError {
   } else {
     message = `${host} answered ${said} when asked to ${action}.`;
   }
+  if (failure.apiUrl) message = `${message.replace(/\.$/, '')} (API called: ${failure.apiUrl}).`;
   const retryable = failure.retryable ?? isRetryableStatus(status);
   return new CodeHostError(retryable && status === 403 ? 'pr_failed' : codeForStatus(status), message, {
     status,

@@ -3,7 +3,9 @@
 // the same prefix, so a client calling the wrong path fails.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { codeHostOptionsOf } from '../../src/agent/code-host-options.ts';
 import { createCodeHost } from '../../src/code-hosts/factory.ts';
+import type { Project } from '../../src/modules/projects/schemas.ts';
 import { type CheckedGitHub, startCheckedGitHub } from './github-stand.ts';
 
 const TOKEN = 'ghp_enterpriseToken_0123456789abcdefABCDEF';
@@ -65,5 +67,55 @@ describe('GitHub Enterprise Server base URL', () => {
     });
     assert.equal(await host.defaultBranch(`${stand.prism.url}/platform/handbook`), 'main');
     assert.deepEqual(await stand.prism.violations(), []);
+  });
+});
+
+describe('GitHub Enterprise with its API on a path of its own (a proxy)', () => {
+  let stand: CheckedGitHub;
+
+  before(async () => {
+    stand = await startCheckedGitHub({
+      description: 'ghes-3.19',
+      apiPrefix: '/proxy/github-api',
+      webUrl: 'https://github.example.test',
+      tokens: [TOKEN],
+    });
+    stand.fake.addRepo({ owner: 'platform', name: 'handbook', defaultBranch: 'main' });
+  });
+  after(async () => {
+    await stand?.stop();
+  });
+
+  const project = (apiUrl: string | null): Project => ({
+    id: 'prj_ghes',
+    name: 'Handbook',
+    repositoryUrl: `${stand.prism.url}/platform/handbook.git`,
+    ref: 'main',
+    codeHost: { kind: 'github', baseUrl: stand.prism.url, apiUrl },
+    model: null,
+    settings: {},
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  });
+
+  test("the project's API URL is what the adapter calls, as is", async () => {
+    const host = createCodeHost(
+      codeHostOptionsOf(project(`${stand.prism.url}/proxy/github-api`), { type: 'token', token: TOKEN }),
+    );
+    assert.equal(await host.defaultBranch(`${stand.prism.url}/platform/handbook`), 'main');
+    assert.ok(stand.fake.requests.length >= 1);
+    for (const request of stand.fake.requests) assert.match(request.url, /^\/proxy\/github-api\/repos\//);
+    assert.deepEqual(await stand.prism.violations(), []);
+  });
+
+  test('without it, the derived /api/v3 misses, and the message names the URL it called', async () => {
+    const host = createCodeHost({
+      ...codeHostOptionsOf(project(null), { type: 'token', token: TOKEN }),
+      retry: { attempts: 1 },
+    });
+    await assert.rejects(host.defaultBranch(`${stand.prism.url}/platform/handbook`), (error: Error) => {
+      assert.match(error.message, new RegExp(`API called: ${stand.prism.url}/api/v3\\)`));
+      return true;
+    });
   });
 });

@@ -46,6 +46,7 @@ export function toCodeHostError(
       host: 'Gitea',
       action,
       status: response.status,
+      apiUrl,
       hostMessage: scrubber.scrub(describeGiteaError(response.error)),
       ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }),
     });

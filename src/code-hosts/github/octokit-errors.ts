@@ -75,6 +75,7 @@ export function toCodeHostError(
     host: 'GitHub',
     action,
     status,
+    ...(context.apiUrl ? { apiUrl: context.apiUrl } : {}),
     hostMessage: scrubber.scrub(describeGitHubError(response.data)),
     ...(rateLimited ? { retryable: true } : {}),
     ...(waitSeconds === undefined ? {} : { retryAfterSeconds: waitSeconds }),

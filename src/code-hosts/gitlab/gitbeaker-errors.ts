@@ -43,6 +43,7 @@ export function toCodeHostError(
         host: 'GitLab',
         action,
         status: response.status,
+        apiUrl,
         hostMessage: scrubber.scrub(readableMessage(error.message)).slice(0, 500),
         ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }),
       });

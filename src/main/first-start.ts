@@ -22,8 +22,9 @@ export async function firstStart(db: Database): Promise<FirstStart | null> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [FIRST_START_LOCK_ID]);
     if ((await projectCount(tx)) > 0) return null;
-    // The demo repository is a constant on a public host: no operator setting applies to it.
-    const project = await createProject(tx, DEMO_PROJECT, { allowPrivateAddresses: false });
+    // The demo repository is a constant https URL on a public host: nothing to check, and no DNS
+    // lookup inside this transaction (the policy still applies when a job runs).
+    const project = await createProject(tx, DEMO_PROJECT, { allowPrivateAddresses: true });
     const key = await createKey(tx, { projectId: project.id, name: 'first-start admin key', scope: 'admin' });
     return { project, adminKey: key.key };
   });

@@ -107,7 +107,13 @@ export async function updateProject(
     model: changes.model !== undefined ? changes.model : current.model,
     settings,
   });
-  await checkAddresses(record, access);
+  // Only URLs that change are checked: an unchanged one was checked when it was set, and jobs
+  // check them all again before they run.
+  await checkAddresses(record, access, {
+    repositoryUrl: current.repositoryUrl,
+    codeHostBaseUrl: current.codeHost.baseUrl,
+    codeHostApiUrl: current.codeHost.apiUrl,
+  });
   const before = bindingOf(destinationOfProject(current));
   const after = bindingOf({
     kind: record.codeHostKind,
@@ -199,14 +205,18 @@ function validate(input: NewProject & { id: string }): ProjectRecord {
 }
 
 /** The repository, base and API URLs under the address policy (they all receive the token). */
-async function checkAddresses(record: ProjectRecord, access: RepositoryAccess): Promise<void> {
+async function checkAddresses(
+  record: ProjectRecord,
+  access: RepositoryAccess,
+  unchanged: Partial<Record<'repositoryUrl' | 'codeHostBaseUrl' | 'codeHostApiUrl', string | null>> = {},
+): Promise<void> {
   const details: ErrorDetail[] = [];
   for (const [name, url] of [
     ['repositoryUrl', record.repositoryUrl],
     ['codeHostBaseUrl', record.codeHostBaseUrl],
     ['codeHostApiUrl', record.codeHostApiUrl],
   ] as const) {
-    if (url === null) continue;
+    if (url === null || unchanged[name] === url) continue;
     const refused = await repositoryAddressProblem(url, access);
     if (refused) details.push({ location: 'body', name, message: `${name}: ${refused}.` });
   }

@@ -12,6 +12,7 @@ import {
   CLI,
   cliEnv,
   firstStartCredentials,
+  runCli,
   runJson,
   type ServerProcess,
   startServer,
@@ -77,6 +78,29 @@ test('unknown names and empty values are refused with a message; unset removes',
   await runWithStdin(['projects', 'set-secret', projectId, 'modelApiKey'], env, 'sk-x');
   const unset = await runWithStdin(['projects', 'unset-secret', projectId, 'modelApiKey'], env, '');
   assert.match(unset.stdout, /Removed modelApiKey/);
+});
+
+test('moving the repository to another host suspends the token, and update and secrets say so', async () => {
+  const moved = await runCli(
+    ['projects', 'update', projectId, '--repository', 'https://gitlab.com/example/docs'],
+    env,
+  );
+  assert.equal(moved.code, 0, moved.stderr);
+  assert.match(
+    moved.stdout,
+    /suspended: +codeHostToken, stored for github at https:\/\/github\.com: jobs do not send it to this code host/,
+  );
+  const secrets = await runCli(['projects', 'secrets', projectId], env);
+  assert.match(
+    secrets.stdout,
+    /codeHostToken +suspended \(stored for github at https:\/\/github\.com; set it again\)/,
+  );
+  // Back on the host it was stored for, it is usable again.
+  const back = await runJson<{ suspendedSecrets: unknown[] }>(
+    ['projects', 'update', projectId, '--repository', 'https://github.com/example/docs', '--json'],
+    env,
+  );
+  assert.deepEqual(back.suspendedSecrets, []);
 });
 
 test('after the server stops, the stored value opens with the data directory key only', async () => {

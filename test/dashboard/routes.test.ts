@@ -325,6 +325,12 @@ await forEachBackend('dashboard routes', ({ db }) => {
     const before = await getProject(db(), projectId);
     const page = await member.get(url);
     assert.equal(page.status, 200);
+    assert.match(
+      page.body,
+      /<input id="repositoryUrl" name="repositoryUrl" type="url" value="[^"]*" required readonly/,
+    );
+    assert.doesNotMatch((await owner.get(url)).body, /name="repositoryUrl"[^>]*readonly/);
+    await member.get(url);
     const fields = {
       name: 'Renamed by a member',
       repositoryUrl: before.repositoryUrl,

@@ -82,6 +82,8 @@ export function settingsPage(
 ): SafeHtml {
   const f = data.form;
   const errors = data.errors ?? {};
+  // Members see where requests and the token go, but only the owner changes it.
+  const readonly = frame.user?.role !== 'owner';
   const num = (name: keyof SettingsForm, label: string, hint: string, min: number, max?: number) =>
     textField({
       name,
@@ -103,11 +105,11 @@ ${errorBox(data.error)}
     <legend>Repository</legend>
     <div class="grid-2">
       ${textField({ name: 'name', label: 'Name', required: true, value: f.name, errors })}
-      ${textField({ name: 'repositoryUrl', label: 'Repository URL', type: 'url', required: true, value: f.repositoryUrl, errors })}
+      ${textField({ name: 'repositoryUrl', label: 'Repository URL', type: 'url', required: true, value: f.repositoryUrl, errors, readonly })}
       ${textField({ name: 'ref', label: 'Branch', required: true, value: f.ref, errors, hint: 'Jobs start from this branch and their pull requests target it.' })}
       ${selectField({ name: 'codeHostKind', label: 'Code host', value: f.codeHostKind, options: CODE_HOST_OPTIONS.slice(1), errors })}
-      ${textField({ name: 'codeHostBaseUrl', label: 'Code host base URL', type: 'url', value: f.codeHostBaseUrl, errors, hint: 'Only for self-hosted GitHub Enterprise, GitLab or Gitea; empty for the public host.' })}
-      ${textField({ name: 'codeHostApiUrl', label: 'Code host API URL', type: 'url', value: f.codeHostApiUrl, errors, hint: 'Only when the API is not under the base URL (/api/v3, /api/v4, /api/v1), e.g. GitHub Enterprise behind a proxy; empty: derived.' })}
+      ${textField({ name: 'codeHostBaseUrl', label: 'Code host base URL', type: 'url', value: f.codeHostBaseUrl, errors, readonly, hint: 'Only for self-hosted GitHub Enterprise, GitLab or Gitea; empty for the public host.' })}
+      ${textField({ name: 'codeHostApiUrl', label: 'Code host API URL', type: 'url', value: f.codeHostApiUrl, errors, readonly, hint: 'Only when the API is not under the base URL (/api/v3, /api/v4, /api/v1), e.g. GitHub Enterprise behind a proxy; empty: derived.' })}
     </div>
     <p class="hint">Only the owner changes the repository, the code host, the webhook URL, the GitHub App and the secrets. A new repository host or code host suspends the stored code-host token and App key until they are set again.</p>
   </fieldset>
@@ -126,9 +128,9 @@ ${errorBox(data.error)}
     <legend>Analytics and webhooks</legend>
     <div class="grid-2">
       ${textareaField({ name: 'allowedOrigins', label: 'Allowed origins for the browser script', value: f.allowedOrigins, errors, rows: 3, hint: 'One origin per line, e.g. https://docs.example.com (scheme and host, no path).' })}
-      ${textField({ name: 'webhookUrl', label: 'Webhook URL', type: 'url', value: f.webhookUrl, errors, hint: 'Receives job completed, failed, archived and pull request opened, signed with the webhook secret.' })}
-      ${textField({ name: 'githubAppId', label: 'GitHub App id', value: f.githubAppId, errors, hint: 'Only when pushing as a GitHub App (with its private key below).' })}
-      ${textField({ name: 'githubAppInstallationId', label: 'GitHub App installation id', value: f.githubAppInstallationId, errors })}
+      ${textField({ name: 'webhookUrl', label: 'Webhook URL', type: 'url', value: f.webhookUrl, errors, readonly, hint: 'Receives job completed, failed, archived and pull request opened, signed with the webhook secret.' })}
+      ${textField({ name: 'githubAppId', label: 'GitHub App id', value: f.githubAppId, errors, readonly, hint: 'Only when pushing as a GitHub App (with its private key below).' })}
+      ${textField({ name: 'githubAppInstallationId', label: 'GitHub App installation id', value: f.githubAppInstallationId, errors, readonly })}
     </div>
   </fieldset>
   <button type="submit" class="primary">Save settings</button>

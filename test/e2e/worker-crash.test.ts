@@ -57,6 +57,8 @@ describe('kill -9 of a worker process mid-run (PostgreSQL, docwright worker proc
       DOCWRIGHT_DATA_DIR: h.dataDir,
       DOCWRIGHT_JOB_LEASE_SECONDS: '3',
       DOCWRIGHT_JOB_MAX_ATTEMPTS: '3',
+      // The git server and the code-host fake are on 127.0.0.1.
+      DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE: 'true',
       OPENAI_API_KEY: MODEL_KEY,
       OPENAI_BASE_URL: h.llm.baseURL,
       LOG_LEVEL: 'debug',

@@ -140,6 +140,8 @@ describe('two API processes and two workers on one PostgreSQL', { timeout: 280_0
       DATABASE_URL: database.url,
       DOCWRIGHT_SECRET_KEY: secretKey.toString('hex'),
       LOG_LEVEL: 'info',
+      // The git server and the code-host fake are on 127.0.0.1.
+      DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE: 'true',
     };
     serverEnv = cliEnv({ ...shared, DOCWRIGHT_WORKER: 'false', DOCWRIGHT_JOB_RATE_LIMIT: '10000' });
     workerEnv = () => {

@@ -10,7 +10,7 @@ import {
   productToken,
   unrecognizedAgent,
 } from '../../src/modules/analytics/classification/unrecognized-agent.ts';
-import { bearer, createTestApp, seedProject } from '../helpers/app.ts';
+import { bearer, createTestApp, seedProject, TEST_REPOSITORIES } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import { testContext } from './fixtures/context.ts';
 import { postRecords } from './ingest-helpers.ts';
@@ -126,7 +126,7 @@ await forEachBackend('unknown-agents report', ({ db }) => {
     const report = await agentsUnrecognized.run(
       db(),
       { projectId: seeded.project.id, limit: 10 },
-      { secretKey: Buffer.alloc(32) },
+      { secretKey: Buffer.alloc(32), repositories: TEST_REPOSITORIES },
     );
     assert.deepEqual(
       report.agents.map((a) => [a.product, a.views]),
@@ -140,7 +140,11 @@ await forEachBackend('unknown-agents report', ({ db }) => {
       /^PRODUCT\s+COUNTED AS\s+WHY\s+VIEWS[\s\S]*NovelAgent\s+bot\s+isbot\s+5/,
     );
     await assert.rejects(
-      agentsUnrecognized.run(db(), { projectId: 'prj_missing', limit: 10 }, { secretKey: Buffer.alloc(32) }),
+      agentsUnrecognized.run(
+        db(),
+        { projectId: 'prj_missing', limit: 10 },
+        { secretKey: Buffer.alloc(32), repositories: TEST_REPOSITORIES },
+      ),
       /not found|No project/i,
     );
   });

@@ -7,6 +7,7 @@ import type { App } from '../../src/http/context.ts';
 import { createSetupToken } from '../../src/modules/accounts/users.ts';
 import { listProjectSecrets, readProjectSecret } from '../../src/modules/projects/secrets.ts';
 import { createProject, getProject } from '../../src/modules/projects/service.ts';
+import { TEST_REPOSITORIES } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import { createDashboardApp, InjectBrowser } from './helpers.ts';
 
@@ -440,10 +441,14 @@ test('a first start’s demo project and no model: the welcome, a job that canno
   const db = await openTestDatabase('pglite');
   const { app } = await createDashboardApp(db, { defaultModel: null });
   try {
-    const demo = await createProject(db, {
-      name: 'Demo docs',
-      repositoryUrl: 'https://github.com/example/docs',
-    });
+    const demo = await createProject(
+      db,
+      {
+        name: 'Demo docs',
+        repositoryUrl: 'https://github.com/example/docs',
+      },
+      TEST_REPOSITORIES,
+    );
     const b = new InjectBrowser(app);
     await b.get('/app/setup');
     const code = await createSetupToken(db);

@@ -39,7 +39,7 @@ test('a project without a model says so, not "(server default)"', () => {
     name: 'Docs',
     repositoryUrl: 'https://github.com/acme/docs',
     ref: 'main',
-    codeHost: { kind: 'github', baseUrl: null },
+    codeHost: { kind: 'github', baseUrl: null, apiUrl: null },
     model: null,
     settings: {},
     createdAt: '2026-01-01T00:00:00.000Z',

@@ -117,6 +117,11 @@ describe('reading a list to sync', () => {
         response.end('x'.repeat(5000));
         return;
       }
+      if (request.url === '/moved') {
+        response.writeHead(302, { location: '/list' });
+        response.end();
+        return;
+      }
       if (request.url === '/missing') {
         response.statusCode = 404;
         response.end();
@@ -129,9 +134,11 @@ describe('reading a list to sync', () => {
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  test('a URL is fetched; an error status, an oversized body or a missing file is refused', async () => {
+  test('a URL is fetched; an error status, a redirect, an oversized body or a missing file is refused', async () => {
     assert.match(await readAgentListSource(`${base}/list`), /LocalBot/);
     await assert.rejects(readAgentListSource(`${base}/missing`), /answered HTTP 404; nothing changed/);
+    // Not followed: the one outbound path returns a redirect as it is.
+    await assert.rejects(readAgentListSource(`${base}/moved`), /answered HTTP 302; nothing changed/);
     await assert.rejects(readAgentListSource(`${base}/big`, { maxBytes: 1000 }), /larger than 1000 bytes/);
     await assert.rejects(readAgentListSource('/no/such/list.json'), /Cannot read \/no\/such\/list\.json/);
   });

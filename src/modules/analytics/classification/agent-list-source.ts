@@ -1,9 +1,14 @@
-// Reads the text of a list to sync: a local file, or an http(s) URL fetched with a timeout and a
-// size cap (a list is tens of kilobytes; a server that streams forever must not hold a sync or
-// fill memory). Redirects are not followed. The scheduled sync fetches the configured URL the
-// same way; routing it through the project's outbound HTTP guard is left to that module.
+// Reads the text of a list to sync: a local file, or an http(s) URL fetched through the one
+// outbound HTTP path, with a timeout and a size cap (a list is tens of kilobytes; a server that
+// streams forever must not hold a sync or fill memory) and no redirects followed. The scheduled
+// sync fetches the configured URL the same way.
 
 import { readFile } from 'node:fs/promises';
+import {
+  type OutboundPolicy,
+  type OutboundResponse,
+  outboundRequest,
+} from '../../../net/outbound-http/index.ts';
 import { AgentSyncRefused } from './agent-sync.ts';
 
 /** ai.robots.txt's robots.json on GitHub: the default source of `docwright agents sync`. */
@@ -15,26 +20,16 @@ export const SYNC_FETCH_TIMEOUT_MS = 15_000;
 // command's input, within the control socket's 1 MiB request limit.
 export const SYNC_MAX_BYTES = 512 * 1024;
 
+// The URL is the operator's (DOCWRIGHT_AGENT_LIST_SYNC_URL or an admin's --from), not a user's or a
+// visitor's, so any address it names may be reached, a mirror on the local network included.
+const AGENT_LIST_POLICY: OutboundPolicy = {
+  purpose: 'agent lists',
+  requireHttps: false,
+  allowPrivateAddresses: true,
+};
+
 export function isUrl(from: string): boolean {
   return /^https?:\/\//i.test(from);
-}
-
-async function readCapped(response: Response, source: string, maxBytes: number): Promise<string> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return '';
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new AgentSyncRefused(`The list at ${source} is larger than ${maxBytes} bytes; nothing changed.`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export async function readAgentListSource(
@@ -49,24 +44,22 @@ export async function readAgentListSource(
       throw new AgentSyncRefused(`Cannot read ${from} (${(error as Error).message}); nothing changed.`);
     }
   }
-  let response: Response;
+  let response: OutboundResponse;
   try {
-    response = await fetch(from, {
-      redirect: 'error',
-      signal: AbortSignal.timeout(limits.timeoutMs ?? SYNC_FETCH_TIMEOUT_MS),
+    response = await outboundRequest(from, {
       headers: { accept: 'application/json' },
+      timeoutMs: limits.timeoutMs ?? SYNC_FETCH_TIMEOUT_MS,
+      maxBytes,
+      policy: AGENT_LIST_POLICY,
     });
   } catch (error) {
     throw new AgentSyncRefused(`Cannot fetch ${from} (${(error as Error).message}); nothing changed.`);
   }
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => {});
+  if (response.status < 200 || response.status > 299) {
     throw new AgentSyncRefused(`${from} answered HTTP ${response.status}; nothing changed.`);
   }
-  try {
-    return await readCapped(response, from, maxBytes);
-  } catch (error) {
-    if (error instanceof AgentSyncRefused) throw error;
-    throw new AgentSyncRefused(`Cannot read ${from} (${(error as Error).message}); nothing changed.`);
+  if (response.truncated) {
+    throw new AgentSyncRefused(`The list at ${from} is larger than ${maxBytes} bytes; nothing changed.`);
   }
+  return response.body.toString('utf8');
 }

@@ -22,6 +22,7 @@ import { getJob, listJobs } from '../src/modules/jobs/service.ts';
 import { claimNextJob } from '../src/modules/jobs/worker-queries.ts';
 import { checkKey, createKey } from '../src/modules/keys/service.ts';
 import { createProject } from '../src/modules/projects/service.ts';
+import { HOUR_MS } from '../src/util/time.ts';
 import { createPostgresDatabase } from '../test/helpers/databases.ts';
 
 /** The benchmark's repositories are local: DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE=true. */
@@ -37,7 +38,6 @@ const PROJECTS = env('PROJECTS', 20);
 const DAYS = env('DAYS', 60);
 const PATHS = env('PATHS', 40);
 const JOBS = env('JOBS', 500_000);
-const HOUR_MS = 3_600_000;
 const NOW = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
 const FIRST_HOUR = NOW - DAYS * 24 * HOUR_MS;
 

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { App } from '../../src/http/context.ts';
 import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/rollups.ts';
+import { HOUR_MS } from '../../src/util/time.ts';
 import { bearer, createTestApp, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 
 const PATHS = 10_000;
-const HOUR_MS = 3_600_000;
 const START = Date.UTC(2025, 9, 30, 18); // 2025-10-30T18:00Z: the data crosses a day and a month end
 
 interface PathViews {

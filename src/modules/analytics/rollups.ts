@@ -3,6 +3,7 @@
 // ranking that covers the hours written, all in one transaction. Used by ingestion, log import
 // and tests that seed data, so all go through the same aggregation and upserts.
 import type { Database, Queryable } from '../../db/database.ts';
+import { hourOf } from '../../util/time.ts';
 import { writeLevelsThenLock } from './level-writes.ts';
 import { levelRowsOf } from './levels.ts';
 import { writeUnderLock } from './locked-writes.ts';
@@ -31,7 +32,6 @@ export interface RecordResult {
   views: number;
 }
 
-const HOUR_MS = 3_600_000;
 const TRAFFIC_CLASSES: readonly TrafficClass[] = ['human', 'ai', 'bot'];
 
 /** One distinct hourly key and its views, checked. */
@@ -172,7 +172,7 @@ function checked(
   const ms = row.hour.getTime();
   let hour = hours.get(ms);
   if (hour === undefined) {
-    const start = new Date(Math.floor(ms / HOUR_MS) * HOUR_MS);
+    const start = new Date(hourOf(ms));
     hour = { iso: start.toISOString(), seconds: start.getTime() / 1000 };
     hours.set(ms, hour);
   }

@@ -5,6 +5,7 @@ import type { Database, Queryable } from '../../db/database.ts';
 import { httpErrors } from '../../http/errors.ts';
 import { requestHash as hashOfRequest } from '../../http/idempotency.ts';
 import { newId } from '../../util/random.ts';
+import { HOUR_MS } from '../../util/time.ts';
 import { getProject } from '../projects/service.ts';
 import { jobErrors } from './errors.ts';
 import {
@@ -85,7 +86,7 @@ function checkPrompt(prompt: string): void {
 async function enforceRateLimit(tx: Queryable, projectId: string, limit: number): Promise<void> {
   const recent = await countRecentPrompts(tx, projectId);
   if (recent.count < limit) return;
-  const freeAt = (recent.oldest?.getTime() ?? Date.now()) + 3_600_000;
+  const freeAt = (recent.oldest?.getTime() ?? Date.now()) + HOUR_MS;
   const retryAfter = Math.max(1, Math.ceil((freeAt - Date.now()) / 1000));
   throw httpErrors.rate_limited(
     `This project may create at most ${limit} jobs and follow-ups per hour; retry in ${retryAfter} s.`,

@@ -11,6 +11,7 @@ import type { App, AppContext } from '../../../http/context.ts';
 import { httpErrors } from '../../../http/errors.ts';
 import { errorResponses } from '../../../http/openapi.ts';
 import { jsonValueError, jsonValueProblem } from '../../../http/request-text.ts';
+import { hourOf } from '../../../util/time.ts';
 import { selectProject } from '../../projects/queries.ts';
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
 import { classifyRecord } from '../classification/pipeline.ts';
@@ -33,7 +34,6 @@ export interface CollectRouteOptions {
 }
 
 export const MAX_COLLECT_BODY_BYTES = 8 * 1024;
-const HOUR_MS = 3_600_000;
 const COLLECT_URL = '/v1/analytics/:projectId/collect';
 
 const ProjectParams = Type.Object({
@@ -213,7 +213,7 @@ export function registerCollectRoutes(
           ViewSums.ofRows([
             {
               projectId: request.params.projectId,
-              hour: new Date(Math.floor(at / HOUR_MS) * HOUR_MS),
+              hour: new Date(hourOf(at)),
               path: outcome.path,
               trafficClass: outcome.class,
               agent: outcome.agent,

@@ -3,6 +3,7 @@
 // chunk's rollup rows and the ledger's advance in one transaction. A crash loses at most the
 // chunk in flight, and the next run starts exactly where the ledger stands.
 import { createHash, type Hash } from 'node:crypto';
+import { HOUR_MS, hourOf } from '../../../util/time.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import { classifyRecord } from '../classification/pipeline.ts';
 import {
@@ -24,7 +25,6 @@ import type { ParsedLine } from './parsed-line.ts';
 import type { ImportSink, LedgerEntry } from './sink.ts';
 import { displayName, type LogSource } from './source.ts';
 
-const HOUR_MS = 3_600_000;
 /** Requests before this are taken as a misread time (the web did not exist). */
 const EARLIEST_MS = Date.UTC(1991, 0, 1);
 /** Tolerated clock skew of a log's writer ahead of this machine. */
@@ -261,7 +261,7 @@ export async function importSource(source: LogSource, options: ImportOptions): P
     chunk.accepted++;
     pendingByClass[outcome.class]++;
     countUnrecognized(chunk, outcome, record.userAgent, at, options.classification);
-    const hour = new Date(Math.floor(at / HOUR_MS) * HOUR_MS).toISOString();
+    const hour = new Date(hourOf(at)).toISOString();
     const key = `${hour}\n${outcome.path}\n${outcome.class}\n${outcome.agent}\n${outcome.verification}`;
     const existing = chunk.rows.get(key);
     if (existing) existing.views++;

@@ -9,6 +9,7 @@
 // message still come from record-validation.ts. test/analytics/ingest-fast-path.test.ts compares
 // the two on random records.
 
+import { hourOf } from '../../../util/time.ts';
 import { pageTargetOf } from '../classification/page-targets.ts';
 import { isCountedMethod } from '../classification/steps/method.ts';
 import { isCountedStatus } from '../classification/steps/status.ts';
@@ -17,13 +18,6 @@ import { parseCommonTimestampMillis } from '../date-bounds.ts';
 import type { UnrecognizedTally } from '../unrecognized-agents.ts';
 import type { OutcomeSink } from './rollup-tally.ts';
 import { MAX_FUTURE_MS } from './schemas.ts';
-
-const HOUR_MS = 3_600_000;
-
-/** The start of the UTC hour holding an instant, in epoch milliseconds: a rollup row's hour. */
-export function hourOf(atMs: number): number {
-  return Math.floor(atMs / HOUR_MS) * HOUR_MS;
-}
 
 /** Absent, or a string the database can store (PostgreSQL text cannot hold NUL). */
 function isOptionalCleanText(value: unknown): value is string | undefined {

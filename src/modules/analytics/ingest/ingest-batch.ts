@@ -5,12 +5,13 @@
 
 import type { Queryable } from '../../../db/database.ts';
 import { httpErrors } from '../../../http/errors.ts';
+import { hourOf } from '../../../util/time.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import { classifyRecordNow } from '../classification/pipeline.ts';
 import type { ClassificationOutcome } from '../classification/types.ts';
 import { userAgentProfilesOf } from '../classification/user-agent-profiles.ts';
 import { type UnrecognizedAgentCounter, UnrecognizedTally } from '../unrecognized-agents.ts';
-import { hourOf, ingestCommonRecord } from './common-record.ts';
+import { ingestCommonRecord } from './common-record.ts';
 import { DeferredOutcomes } from './deferred-outcomes.ts';
 import { ingestErrors } from './errors.ts';
 import type { GroupCommitWriter, SubmitOutcome } from './group-commit.ts';

@@ -29,6 +29,8 @@ export async function jobModel(
   options: ModelOptions,
 ): Promise<{ resolved: ResolvedModel; apiKey: string | null }> {
   const projectApiKey = await readProjectSecret(db, config.secretKey, project.id, 'modelApiKey');
+  // The model the job was recorded with when it was created (chosenModel); the project's and the
+  // server default only for a job recorded without one.
   const resolved = resolveModel(
     {
       projectModel: jobModelName || project.model,

@@ -11,6 +11,14 @@ export interface ModelSpec {
   modelId: string;
 }
 
+/**
+ * The model a project's jobs run with, as written: the project's own, else the server default
+ * (DOCWRIGHT_MODEL); null when neither is set, and the job cannot run.
+ */
+export function chosenModel(projectModel: string | null, defaultModel: string | null): string | null {
+  return projectModel?.trim() || defaultModel?.trim() || null;
+}
+
 export function isModelProvider(name: string): name is ModelProvider {
   return (MODEL_PROVIDERS as readonly string[]).includes(name);
 }

@@ -4,7 +4,7 @@
 import type { ProviderCredentials } from './environment.ts';
 import { modelNotConfigured } from './errors.ts';
 import type { ModelProvider } from './model-spec.ts';
-import { parseModelSpec } from './model-spec.ts';
+import { chosenModel, parseModelSpec } from './model-spec.ts';
 import { createModel, type ModelOptions, type ResolvedModel } from './providers.ts';
 
 export interface ModelSelection {
@@ -21,7 +21,7 @@ export interface ModelSelection {
 }
 
 export function resolveModel(selection: ModelSelection, options: ModelOptions = {}): ResolvedModel {
-  const written = selection.projectModel?.trim() || selection.defaultModel?.trim() || null;
+  const written = chosenModel(selection.projectModel, selection.defaultModel);
   if (written === null) {
     throw modelNotConfigured(
       "No model is configured: set DOCWRIGHT_MODEL on the server (written provider:model, e.g. anthropic:claude-sonnet-4-5) with its provider key (ANTHROPIC_API_KEY, OPENAI_API_KEY, or OPENAI_COMPATIBLE_BASE_URL), or set the project's model.",

@@ -9,7 +9,7 @@ import {
   providerVariableNames,
 } from '../../src/models/environment.ts';
 import { ModelFailure } from '../../src/models/errors.ts';
-import { parseModelSpec } from '../../src/models/model-spec.ts';
+import { chosenModel, parseModelSpec } from '../../src/models/model-spec.ts';
 import { type ModelSelection, resolveModel } from '../../src/models/resolve.ts';
 import { reply, startScriptedLlmServer } from '../stand-ins/scripted-llm-server.ts';
 
@@ -23,6 +23,13 @@ function notConfigured(pattern: RegExp) {
 }
 
 const base: ModelSelection = { projectModel: null, defaultModel: null, serverCredentials: {} };
+
+test("the chosen model: the project's own, else the server default, else none", () => {
+  assert.equal(chosenModel('openai:gpt-4.1', 'anthropic:claude-sonnet-4-5'), 'openai:gpt-4.1');
+  assert.equal(chosenModel(null, 'anthropic:claude-sonnet-4-5'), 'anthropic:claude-sonnet-4-5');
+  assert.equal(chosenModel('  ', ' anthropic:claude-sonnet-4-5 '), 'anthropic:claude-sonnet-4-5');
+  assert.equal(chosenModel(null, null), null);
+});
 
 test('no model anywhere: model_not_configured naming DOCWRIGHT_MODEL', () => {
   assert.throws(() => resolveModel(base), notConfigured(/DOCWRIGHT_MODEL/));

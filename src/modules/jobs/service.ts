@@ -4,6 +4,7 @@
 import type { Database, Queryable } from '../../db/database.ts';
 import { httpErrors } from '../../http/errors.ts';
 import { requestHash as hashOfRequest } from '../../http/idempotency.ts';
+import { chosenModel } from '../../models/model-spec.ts';
 import { newId } from '../../util/random.ts';
 import { HOUR_MS } from '../../util/time.ts';
 import { getProject } from '../projects/service.ts';
@@ -55,14 +56,14 @@ export function toJobView(r: JobRow): JobView {
   };
 }
 
-/** The project's model, else the server default, else null (the job cannot run). */
-async function resolveModel(
+/** The model a job of this project is recorded with (chosenModel); null when none is set. */
+async function modelOfProject(
   db: Queryable,
   config: JobServiceConfig,
   projectId: string,
 ): Promise<string | null> {
   const project = await getProject(db, projectId);
-  return project.model ?? config.defaultModel;
+  return chosenModel(project.model, config.defaultModel);
 }
 
 /** Throws invalid_body unless the prompt has something besides whitespace. */
@@ -117,7 +118,7 @@ export async function createJob(
     }
     await enforceRateLimit(tx, input.projectId, config.jobRateLimitPerHour);
     const project = await getProject(tx, input.projectId);
-    const model = await resolveModel(tx, config, project.id);
+    const model = await modelOfProject(tx, config, project.id);
     const job = await insertJob(tx, {
       id: newId('job'),
       projectId: project.id,
@@ -222,7 +223,7 @@ export async function followUpJob(
     const seq = await insertPrompt(tx, { jobId: job.id, projectId: input.projectId, prompt: input.prompt });
     await insertEvent(tx, job.id, 'message', { seq });
     // A job that failed for want of a model can run once one is configured.
-    const model = job.model || (await resolveModel(tx, config, input.projectId));
+    const model = job.model || (await modelOfProject(tx, config, input.projectId));
     if (model === null) {
       await insertEvent(tx, job.id, 'failed', {
         code: 'model_not_configured',

@@ -12,10 +12,9 @@
 // the job's branch is set (update-ref, symbolic-ref: no file or index is touched, ~20 ms less on a
 // 10,000-file tree, bench/agent.ts); otherwise it is checked out with --force at the start commit.
 //
-// A kept worktree is named "<key>.<time>-<job>.<commit>". Only names starting "<key>." are taken
-// (ones kept by earlier versions, "<key>-…", were cleaned by the taker and are left alone); one
-// without a commit is checked out. If any step fails, the worktree is thrown away and a fresh one
-// is added. All of it runs under the mirror lock.
+// A kept worktree is named "<key>.<time>-<job>.<commit>": the repository it belongs to, an order
+// (oldest first), and the commit it is checked out at. If any step fails, the worktree is thrown
+// away and a fresh one is added. All of it runs under the mirror lock.
 import { mkdir, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { type GitContext, runGit } from './git-command.ts';
@@ -42,10 +41,9 @@ async function entries(pool: IdlePool): Promise<string[]> {
   }
 }
 
-/** The commit a kept worktree is checked out at, from its name; null when its name has none. */
-function parkedCommit(name: string): string | null {
-  const match = /\.([0-9a-f]{40}|[0-9a-f]{64})$/.exec(name);
-  return match ? match[1]! : null;
+/** The commit a kept worktree is checked out at: the last part of its name. */
+function parkedCommit(name: string): string {
+  return name.slice(name.lastIndexOf('.') + 1);
 }
 
 /**

@@ -12,7 +12,7 @@
 // - First job on a repository (no mirror yet): median over several fresh repositories.
 //   Later jobs (cached mirror): median over --jobs jobs on one repository.
 // - Pickup = create request sent → first model request received, p50 and p99 over the later jobs.
-// Targets (issue 3): first-job overhead ≤ 1.5× baseline, later-job overhead ≤ 0.3× baseline,
+// Targets: first-job overhead ≤ 1.5× baseline, later-job overhead ≤ 0.3× baseline,
 // pickup p50 < 100 ms.
 //
 // In this process: the API (buildApp, inject), the worker and runner (which start git through

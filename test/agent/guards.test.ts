@@ -1,6 +1,5 @@
-// The sandbox of the agent's tools: every way out of the worktree the issue names (../, absolute
-// paths, a symlink to /etc/passwd, .git/hooks/pre-commit, .github/workflows/x.yml) and a few more
-// are refused by the real tools on a real git checkout, and nothing outside the worktree changes
+// The sandbox of the agent's tools: the ways out of the worktree (../, absolute paths, a symlink
+// to /etc/passwd, .git/hooks/pre-commit, .github/workflows/x.yml) and a few more are refused by the real tools on a real git checkout, and nothing outside the worktree changes
 // (a sibling directory and /etc/passwd are hashed before and after).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

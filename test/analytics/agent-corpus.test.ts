@@ -20,7 +20,7 @@ describe('AI-agent regression corpus', () => {
     for (const entry of AGENT_CORPUS) assert.ok(entry.sources.every((s) => /^https?:\/\//.test(s)));
   });
 
-  test('the families the issue names are listed', () => {
+  test('AI search, coding and browser agents are listed', () => {
     const names = new Set(loadAgentListDocument().agents.map((agent) => agent.name));
     for (const name of [
       'DeepSeekBot',

@@ -24,7 +24,7 @@ describe('curated agent list (data/ai-agents.json)', () => {
   const agents = loadAgentList();
   const byName = new Map(agents.map((agent) => [agent.name, agent]));
 
-  test('covers the agents the issue asks for', () => {
+  test('covers the major AI crawlers, assistants and search agents', () => {
     for (const name of [
       'GPTBot',
       'OAI-SearchBot',

@@ -1,9 +1,8 @@
 // The admin commands a running server accepts on its control socket. A command that must work
 // while `docwright serve` holds the embedded database is listed here; the CLI finds it by name
-// and the server runs the same function on its own database.
-//
-// Commands other issues add (`jobs ...`, `agents list`, `views`) belong here too when they read
-// or write the database: write the handler as its own file beside these, then add it below.
+// and the server runs the same function on its own database. Each handler is a file of its own
+// beside this one. Commands that go through the HTTP API (`jobs ...`, `views`) are not listed:
+// the server answers them itself.
 import type { AdminCommand } from './admin-command.ts';
 import { agentsStored, agentsSync, agentsUnrecognized } from './agents-sync.ts';
 import { importLogsChunk, importLogsLedger } from './import-logs-commands.ts';

@@ -1,0 +1,67 @@
+// The model phase, which runs beside the workspace phase: the agent's tools (each call waits for
+// the worktree), the instructions (the repository's AGENTS.md, the job's history, what an earlier
+// try already pushed), then the model's tool loop within the run's bounds.
+import type { ResolvedModel } from '../../models/providers.ts';
+import type { JobRunInput } from '../../modules/jobs/runner-contract.ts';
+import { buildAgentInstructions } from '../instructions.ts';
+import type { AgentLimits } from '../limits.ts';
+import { type AgentOutcome, runAgent } from '../loop.ts';
+import { type AgentToolbox, createAgentTools, isFailedToolOutput } from '../tools/agent-tools.ts';
+import { repositoryInstructions } from './repository-instructions.ts';
+import type { PreparingWorkspace } from './workspace.ts';
+
+export interface ModelPhaseOptions {
+  model: ResolvedModel;
+  workspace: PreparingWorkspace;
+  /** The prompt to act on now. */
+  prompt: string;
+  denyGlobs: readonly string[];
+  limits: AgentLimits;
+  streaming: boolean;
+}
+
+export interface ModelPhaseResult {
+  outcome: AgentOutcome;
+  /** The tools the model used; they know which paths they changed. */
+  toolbox: AgentToolbox;
+}
+
+export async function runModelPhase(
+  input: JobRunInput,
+  options: ModelPhaseOptions,
+): Promise<ModelPhaseResult> {
+  const { workspace, denyGlobs } = options;
+  const toolbox = await createAgentTools({
+    root: workspace.root(),
+    denyGlobs,
+    onEvent: (event) => input.event('tool_call', { ...event }).catch(() => {}),
+  });
+  // A retry waits for its worktree: the model must know what an earlier try already pushed.
+  const branchSoFar = input.earlierTries > 0 ? await workspace.pushedSoFar(input.job.source_ref) : null;
+  const instructions = buildAgentInstructions({
+    prompt: options.prompt,
+    repositoryInstructions: await repositoryInstructions(
+      workspace.startView,
+      workspace.opening,
+      toolbox,
+      denyGlobs,
+    ),
+    history: input.history,
+    branchSoFar,
+  });
+  const outcome = await runAgent({
+    model: options.model.model,
+    modelName: options.model.name,
+    tools: toolbox.tools,
+    instructions,
+    limits: options.limits,
+    signal: AbortSignal.any([input.signal, workspace.lost]),
+    streaming: options.streaming,
+    isFailedToolOutput,
+    onStep: (step) =>
+      input
+        .event('step', { step: step.step, usage: step.usage, tools: step.toolCalls.length })
+        .catch(() => {}),
+  });
+  return { outcome, toolbox };
+}

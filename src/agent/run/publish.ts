@@ -1,0 +1,67 @@
+// The publish phase: what the tools changed is committed as the bot, and when the branch is ahead
+// of its base it is pushed (never forced) and its pull request opened, or the open one updated.
+import type { CodeHost, PullRequestResult } from '../../code-hosts/contract.ts';
+import type { Config } from '../../config/config.ts';
+import type { JobRunInput } from '../../modules/jobs/runner-contract.ts';
+import type { AgentOutcome } from '../loop.ts';
+import { commitMessage, pullRequestBody, pullRequestTitle } from '../pull-request-text.ts';
+import type { JobWorkspace } from '../workspace/job-workspace.ts';
+
+export interface PublishOptions {
+  config: Pick<Config, 'gitAuthor' | 'publicUrl'>;
+  codeHost: CodeHost;
+  workspace: JobWorkspace;
+  outcome: AgentOutcome;
+  /** Every path the tools created, changed, moved or deleted. */
+  changedPaths: string[];
+  prompt: string;
+  branch: string;
+  /** Keeps the job's diff after the worktree is gone (the diff endpoint reads it). */
+  saveDiff?: (jobId: string, diff: string) => Promise<unknown>;
+}
+
+/** The pull request the branch is published in; null when the branch holds nothing to publish. */
+export async function publish(
+  input: JobRunInput,
+  options: PublishOptions,
+): Promise<PullRequestResult | null> {
+  const { job, project, prompts, signal } = input;
+  const { workspace, outcome, config, branch } = options;
+  const title = pullRequestTitle(outcome.title, options.prompt);
+  // Only what the tools touched is staged: scanning a 10,000-file tree for changes costs more.
+  const commit = await workspace.commit(config.gitAuthor, commitMessage(title, outcome.summary), {
+    paths: options.changedPaths,
+  });
+  if (commit.committed) await input.event('committed', { commit: commit.commit });
+  // A commit just made puts the branch ahead of its base; only a run that committed nothing asks
+  // git, because a follow-up or a retry may still carry earlier commits to publish.
+  if (!commit.committed && (await workspace.commitsAhead()) === 0) return null;
+  // The diff is kept while the branch is pushed: neither needs the other. A refused push is
+  // the failure to report when both fail.
+  const [saved, pushed] = await Promise.allSettled([
+    workspace.diff().then((diff) => options.saveDiff?.(job.id, diff)),
+    workspace.push(),
+  ]);
+  if (pushed.status === 'rejected') throw pushed.reason;
+  if (saved.status === 'rejected') throw saved.reason;
+  await input.event('pushed', { branch });
+  const pr = await options.codeHost.openOrUpdatePullRequest({
+    repositoryUrl: job.source_repository,
+    head: branch,
+    base: job.source_ref,
+    title,
+    body: pullRequestBody({
+      summary: outcome.summary,
+      stoppedBy: outcome.stoppedBy,
+      prompts,
+      jobId: job.id,
+      jobUrl: `${config.publicUrl}/v2/agent/${project.id}/job/${job.id}`,
+    }),
+    draft: project.settings.draftPullRequests ?? false,
+    // Pushed for the first time just now: no pull request can be open for it yet.
+    headIsNew: !workspace.branchOnHost,
+    signal,
+  });
+  await input.event('pull_request', { url: pr.url, number: pr.number, reused: pr.reused });
+  return pr;
+}

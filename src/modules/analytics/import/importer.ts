@@ -3,25 +3,15 @@
 // chunk's rollup rows and the ledger's advance in one transaction. A crash loses at most the
 // chunk in flight, and the next run starts exactly where the ledger stands.
 import { createHash, type Hash } from 'node:crypto';
-import { HOUR_MS, hourOf } from '../../../util/time.ts';
+import { HOUR_MS } from '../../../util/time.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import { classifyRecord } from '../classification/pipeline.ts';
-import {
-  type ClassifiedView,
-  DROP_REASONS,
-  type DropReason,
-  type TrafficClass,
-} from '../classification/types.ts';
-import {
-  type ChunkRow,
-  type ChunkUnrecognized,
-  EMPTY_SHA256,
-  type ImportChunk,
-  type LogPosition,
-} from './chunk.ts';
+import { DROP_REASONS, type DropReason, type TrafficClass } from '../classification/types.ts';
+import { EMPTY_SHA256, type LogPosition } from './chunk.ts';
 import { importErrors } from './errors.ts';
 import { type Line, readLineBatches } from './line-reader.ts';
 import type { ParsedLine } from './parsed-line.ts';
+import { type ChunkLimits, PendingChunk } from './pending-chunk.ts';
 import type { ImportSink, LedgerEntry } from './sink.ts';
 import { displayName, type LogSource } from './source.ts';
 
@@ -30,14 +20,7 @@ const EARLIEST_MS = Date.UTC(1991, 0, 1);
 /** Tolerated clock skew of a log's writer ahead of this machine. */
 const FUTURE_SLACK_MS = 24 * HOUR_MS;
 
-export interface ChunkLimits {
-  /** Lines per chunk at most: a crash re-reads at most this many. */
-  lines: number;
-  /** Distinct rollup rows per chunk at most. */
-  rows: number;
-  /** Estimated JSON size of a chunk at most (the control socket takes 1 MiB). */
-  bytes: number;
-}
+export type { ChunkLimits } from './pending-chunk.ts';
 
 export const DEFAULT_CHUNK_LIMITS: ChunkLimits = { lines: 100_000, rows: 5_000, bytes: 600 * 1024 };
 
@@ -77,19 +60,6 @@ export interface SourceSummary {
   error?: { code: string; message: string };
 }
 
-interface PendingChunk {
-  rows: Map<string, ChunkRow>;
-  /** Per lower-case product and class: views of unknown automated-looking user agents. */
-  unrecognized: Map<string, ChunkUnrecognized>;
-  bytes: number;
-  lines: number;
-  accepted: number;
-  dropped: number;
-  malformed: number;
-  /** Lines that were requests with a page (kept or dropped after the path step). */
-  recognised: number;
-}
-
 /** A summary with nothing counted yet: where every source's summary starts. */
 export function emptySummary(source: string, status: SourceSummary['status']): SourceSummary {
   return {
@@ -109,19 +79,6 @@ export function emptySummary(source: string, status: SourceSummary['status']): S
   };
 }
 
-function emptyChunk(): PendingChunk {
-  return {
-    rows: new Map(),
-    unrecognized: new Map(),
-    bytes: 2,
-    lines: 0,
-    accepted: 0,
-    dropped: 0,
-    malformed: 0,
-    recognised: 0,
-  };
-}
-
 /** The bytes a line adds to the prefix hash: the line and its "\n", or, for a cut line, its kept part and full length. */
 function hashLine(hash: Hash, line: Line): void {
   hash.update(line.bytes);
@@ -129,204 +86,167 @@ function hashLine(hash: Hash, line: Line): void {
   if (line.terminated) hash.update('\n');
 }
 
-/** A view only the default rules classified, from a user agent the list does not know. */
-function countUnrecognized(
-  chunk: PendingChunk,
-  outcome: ClassifiedView,
-  userAgent: string | undefined,
-  atMs: number,
-  classification: ClassificationContext,
-): void {
-  if (
-    outcome.class === 'ai' ||
-    (outcome.evidence.rule !== 'bot' && outcome.evidence.rule !== 'human_default')
-  )
-    return;
-  const agent = classification.userAgents.classify(userAgent).unrecognized;
-  if (agent === null) return;
-  const at = new Date(atMs).toISOString();
-  const key = `${agent.product.toLowerCase()}\n${outcome.class}`;
-  const row = chunk.unrecognized.get(key);
-  if (row !== undefined) {
-    row.views++;
-    if (at < row.firstSeen) row.firstSeen = at;
-    if (at > row.lastSeen) row.lastSeen = at;
-    return;
-  }
-  chunk.unrecognized.set(key, {
-    product: agent.product,
-    trafficClass: outcome.class,
-    reason: agent.reason,
-    example: agent.example,
-    views: 1,
-    firstSeen: at,
-    lastSeen: at,
-  });
-  chunk.bytes += agent.example.length + agent.product.length + 160;
-}
-
 export async function importSource(source: LogSource, options: ImportOptions): Promise<SourceSummary> {
-  const limits = options.chunkLimits ?? DEFAULT_CHUNK_LIMITS;
-  const malformedListed = options.malformedListed ?? 20;
-  const now = options.now ?? Date.now;
-  const name = displayName(source.name);
-  const summary = emptySummary(source.name === '-' ? '-' : source.name, 'empty');
-  // Counts of this run's lines, made final chunk by chunk once committed.
-  const pendingByClass: Record<TrafficClass, number> = { human: 0, ai: 0, bot: 0 };
-  const pendingDropped: Partial<Record<DropReason, number>> = {};
-  let pendingBlank = 0;
-  const pendingMalformed: { line: number; reason: string }[] = [];
-
-  const hash = createHash('sha256');
-  let lineNumber = 0;
-  let ledger: LedgerEntry | null = null;
-  let skipUntil = 0;
-  let position: LogPosition = { lines: 0, sha256: EMPTY_SHA256 };
-  let chunk = emptyChunk();
-
-  const commit = async () => {
-    // Nothing new, or a log shorter than what the ledger already counted of it.
-    if (lineNumber === position.lines || lineNumber <= skipUntil) return;
-    const to: LogPosition = { lines: lineNumber, sha256: hash.copy().digest('hex') };
-    if (position.lines === 0 && chunk.recognised === 0) {
-      throw importErrors.import_unrecognised(
-        `Not one of the first ${chunk.lines} lines of ${name} is a request in this format ` +
-          `(${chunk.malformed} unreadable, ${chunk.lines - chunk.malformed - pendingBlank} without a page). ` +
-          'Check --format, --preset and --map; nothing of this log was imported.',
-      );
-    }
-    const body: ImportChunk = {
-      projectId: options.projectId,
-      fingerprint: summary.fingerprint!,
-      sourceName: name,
-      from: position,
-      to,
-      rows: [...chunk.rows.values()],
-      ...(chunk.unrecognized.size > 0 ? { unrecognized: [...chunk.unrecognized.values()] } : {}),
-      stats: { accepted: chunk.accepted, dropped: chunk.dropped, malformed: chunk.malformed },
-    };
-    await options.sink.applyChunk(body);
-    position = to;
-    // Committed: this chunk's lines now count in the summary.
-    summary.newLines += chunk.lines;
-    summary.accepted += chunk.accepted;
-    summary.malformed += chunk.malformed;
-    summary.blank += pendingBlank;
-    for (const c of ['human', 'ai', 'bot'] as const) {
-      summary.byClass[c] += pendingByClass[c];
-      pendingByClass[c] = 0;
-    }
-    for (const [reason, count] of Object.entries(pendingDropped) as [DropReason, number][]) {
-      summary.dropped[reason] = (summary.dropped[reason] ?? 0) + count;
-      delete pendingDropped[reason];
-    }
-    for (const entry of pendingMalformed) {
-      if (summary.malformedLines.length < malformedListed) summary.malformedLines.push(entry);
-    }
-    pendingMalformed.length = 0;
-    pendingBlank = 0;
-    chunk = emptyChunk();
-    options.onProgress?.({ lines: lineNumber, bytesRead: source.bytesRead() });
-  };
-
-  const malformed = (reason: string) => {
-    chunk.malformed++;
-    if (summary.malformedLines.length + pendingMalformed.length < malformedListed)
-      pendingMalformed.push({ line: lineNumber, reason });
-  };
-
-  const addLine = async (text: string, cut: boolean) => {
-    chunk.lines++;
-    if (cut) return malformed('line too long');
-    if (text.trim() === '') {
-      pendingBlank++;
-      return;
-    }
-    // PostgreSQL cannot store NUL in text; one such row would fail the whole chunk.
-    if (text.includes('\0')) return malformed('contains a NUL character');
-    const parsed = options.parse(text);
-    if ('malformed' in parsed) return malformed(parsed.malformed);
-    const { record, at } = parsed;
-    if (record.timestamp !== undefined && (at < EARLIEST_MS || at > now() + FUTURE_SLACK_MS)) {
-      return malformed(`implausible time ${new Date(at).toISOString()}`);
-    }
-    const outcome = await classifyRecord(record, options.classification);
-    if ('drop' in outcome) {
-      chunk.dropped++;
-      if (outcome.drop !== 'path_missing') chunk.recognised++;
-      pendingDropped[outcome.drop] = (pendingDropped[outcome.drop] ?? 0) + 1;
-      return;
-    }
-    chunk.recognised++;
-    chunk.accepted++;
-    pendingByClass[outcome.class]++;
-    countUnrecognized(chunk, outcome, record.userAgent, at, options.classification);
-    const hour = new Date(hourOf(at)).toISOString();
-    const key = `${hour}\n${outcome.path}\n${outcome.class}\n${outcome.agent}\n${outcome.verification}`;
-    const existing = chunk.rows.get(key);
-    if (existing) existing.views++;
-    else {
-      chunk.rows.set(key, {
-        hour,
-        path: outcome.path,
-        trafficClass: outcome.class,
-        agent: outcome.agent,
-        verification: outcome.verification,
-        views: 1,
-      });
-      chunk.bytes += Buffer.byteLength(outcome.path) + outcome.agent.length + 120;
-    }
-  };
-
+  const run = new SourceImport(source, options);
   try {
-    for await (const batch of readLineBatches(source.stream as AsyncIterable<Buffer>)) {
-      for (const line of batch) {
-        if (!line.terminated && !source.lastLineComplete) {
-          summary.heldBackLastLine = true;
-          break;
-        }
-        lineNumber++;
-        summary.lines = lineNumber;
-        hashLine(hash, line);
-        if (lineNumber === 1) {
-          summary.fingerprint = hash.copy().digest('hex');
-          [ledger = null] = await options.sink.readLedger(options.projectId, [summary.fingerprint]);
-          skipUntil = ledger?.lines ?? 0;
-        }
-        if (lineNumber <= skipUntil) {
-          summary.alreadyImported = lineNumber;
-          if (lineNumber === skipUntil) {
-            if (hash.copy().digest('hex') !== ledger!.prefixSha256) {
-              throw importErrors.import_source_changed(
-                `${name} starts like a log imported before ("${ledger!.sourceName}", ${ledger!.lines} lines counted), ` +
-                  'but those lines differ now: it was edited or replaced in place. Nothing of it was imported.',
-              );
-            }
-            position = { lines: lineNumber, sha256: ledger!.prefixSha256 };
-          }
-          continue;
-        }
-        let text = line.bytes.toString('utf8');
-        if (text.endsWith('\r')) text = text.slice(0, -1);
-        await addLine(text, line.length > line.bytes.length);
-        if (chunk.lines >= limits.lines || chunk.rows.size >= limits.rows || chunk.bytes >= limits.bytes) {
-          await commit();
-        }
-      }
-      options.onProgress?.({ lines: lineNumber, bytesRead: source.bytesRead() });
-    }
-    await commit();
+    await run.readAll();
   } catch (error) {
     source.stream.destroy();
     if (!isSourceFailure(error)) throw error;
-    summary.status = 'failed';
-    summary.error = { code: error.code, message: error.message };
+    return run.failed(error);
+  }
+  return run.finished();
+}
+
+/**
+ * One log's import, line by line: the first line names the log and finds its ledger entry; the
+ * lines the ledger already counted are skipped once their bytes are checked to be the same; the
+ * others are read and classified into the pending chunk, which is committed whenever it is full
+ * and at the end.
+ */
+class SourceImport {
+  readonly #source: LogSource;
+  readonly #options: ImportOptions;
+  readonly #limits: ChunkLimits;
+  readonly #malformedListed: number;
+  readonly #now: () => number;
+  readonly #name: string;
+  readonly #summary: SourceSummary;
+  /** SHA-256 over the lines read so far: the ledger's check that a log still starts the same. */
+  readonly #hash = createHash('sha256');
+  #lineNumber = 0;
+  #ledger: LedgerEntry | null = null;
+  /** Lines an earlier import counted: read again only to check them. */
+  #skipUntil = 0;
+  /** Where the ledger stands for this log: the first lines committed, by this run or before. */
+  #position: LogPosition = { lines: 0, sha256: EMPTY_SHA256 };
+  #chunk = new PendingChunk();
+
+  constructor(source: LogSource, options: ImportOptions) {
+    this.#source = source;
+    this.#options = options;
+    this.#limits = options.chunkLimits ?? DEFAULT_CHUNK_LIMITS;
+    this.#malformedListed = options.malformedListed ?? 20;
+    this.#now = options.now ?? Date.now;
+    this.#name = displayName(source.name);
+    this.#summary = emptySummary(source.name === '-' ? '-' : source.name, 'empty');
+  }
+
+  async readAll(): Promise<void> {
+    for await (const batch of readLineBatches(this.#source.stream as AsyncIterable<Buffer>)) {
+      for (const line of batch) {
+        if (!line.terminated && !this.#source.lastLineComplete) {
+          this.#summary.heldBackLastLine = true;
+          break;
+        }
+        await this.#take(line);
+      }
+      this.#progress();
+    }
+    await this.#commit();
+  }
+
+  finished(): SourceSummary {
+    const summary = this.#summary;
+    if (this.#lineNumber === 0) summary.status = 'empty';
+    else if (summary.newLines === 0) summary.status = 'up_to_date';
+    else summary.status = 'imported';
     return summary;
   }
-  if (lineNumber === 0) summary.status = 'empty';
-  else if (summary.newLines === 0) summary.status = 'up_to_date';
-  else summary.status = 'imported';
-  return summary;
+
+  failed(error: { code: string; message: string }): SourceSummary {
+    this.#summary.status = 'failed';
+    this.#summary.error = { code: error.code, message: error.message };
+    return this.#summary;
+  }
+
+  async #take(line: Line): Promise<void> {
+    this.#lineNumber++;
+    this.#summary.lines = this.#lineNumber;
+    hashLine(this.#hash, line);
+    if (this.#lineNumber === 1) await this.#findLedgerEntry();
+    if (this.#lineNumber <= this.#skipUntil) return this.#skipCounted();
+    let text = line.bytes.toString('utf8');
+    if (text.endsWith('\r')) text = text.slice(0, -1);
+    await this.#read(text, line.length > line.bytes.length);
+    if (this.#chunk.isFull(this.#limits)) await this.#commit();
+  }
+
+  /** The first line is the log's fingerprint; the ledger says how much of that log is counted. */
+  async #findLedgerEntry(): Promise<void> {
+    const fingerprint = this.#hash.copy().digest('hex');
+    this.#summary.fingerprint = fingerprint;
+    [this.#ledger = null] = await this.#options.sink.readLedger(this.#options.projectId, [fingerprint]);
+    this.#skipUntil = this.#ledger?.lines ?? 0;
+  }
+
+  /** A line an earlier import counted; at the last of them, the lines so far must hash as then. */
+  #skipCounted(): void {
+    this.#summary.alreadyImported = this.#lineNumber;
+    if (this.#lineNumber !== this.#skipUntil) return;
+    const ledger = this.#ledger!;
+    if (this.#hash.copy().digest('hex') !== ledger.prefixSha256) {
+      throw importErrors.import_source_changed(
+        `${this.#name} starts like a log imported before ("${ledger.sourceName}", ${ledger.lines} lines counted), ` +
+          'but those lines differ now: it was edited or replaced in place. Nothing of it was imported.',
+      );
+    }
+    this.#position = { lines: this.#lineNumber, sha256: ledger.prefixSha256 };
+  }
+
+  /** Reads and classifies one new line into the pending chunk. */
+  async #read(text: string, cut: boolean): Promise<void> {
+    const chunk = this.#chunk;
+    chunk.lines++;
+    if (cut) return this.#malformed('line too long');
+    if (text.trim() === '') return chunk.addBlank();
+    // PostgreSQL cannot store NUL in text; one such row would fail the whole chunk.
+    if (text.includes('\0')) return this.#malformed('contains a NUL character');
+    const parsed = this.#options.parse(text);
+    if ('malformed' in parsed) return this.#malformed(parsed.malformed);
+    const { record, at } = parsed;
+    if (record.timestamp !== undefined && (at < EARLIEST_MS || at > this.#now() + FUTURE_SLACK_MS)) {
+      return this.#malformed(`implausible time ${new Date(at).toISOString()}`);
+    }
+    const outcome = await classifyRecord(record, this.#options.classification);
+    if ('drop' in outcome) chunk.addDropped(outcome.drop);
+    else chunk.addView(outcome, record.userAgent, at, this.#options.classification);
+  }
+
+  #malformed(reason: string): void {
+    const listed = this.#summary.malformedLines.length + this.#chunk.malformedLines.length;
+    this.#chunk.addMalformed(this.#lineNumber, reason, listed < this.#malformedListed);
+  }
+
+  /** Commits the pending chunk with the ledger's advance, then counts its lines in the summary. */
+  async #commit(): Promise<void> {
+    const chunk = this.#chunk;
+    const lineNumber = this.#lineNumber;
+    // Nothing new, or a log shorter than what the ledger already counted of it.
+    if (lineNumber === this.#position.lines || lineNumber <= this.#skipUntil) return;
+    const to: LogPosition = { lines: lineNumber, sha256: this.#hash.copy().digest('hex') };
+    if (this.#position.lines === 0 && chunk.recognised === 0) {
+      throw importErrors.import_unrecognised(
+        `Not one of the first ${chunk.lines} lines of ${this.#name} is a request in this format ` +
+          `(${chunk.malformed} unreadable, ${chunk.lines - chunk.malformed - chunk.blank} without a page). ` +
+          'Check --format, --preset and --map; nothing of this log was imported.',
+      );
+    }
+    const head = {
+      projectId: this.#options.projectId,
+      fingerprint: this.#summary.fingerprint!,
+      sourceName: this.#name,
+    };
+    await this.#options.sink.applyChunk(chunk.body(head, this.#position, to));
+    this.#position = to;
+    chunk.countInto(this.#summary, this.#malformedListed);
+    this.#chunk = new PendingChunk();
+    this.#progress();
+  }
+
+  #progress(): void {
+    this.#options.onProgress?.({ lines: this.#lineNumber, bytesRead: this.#source.bytesRead() });
+  }
 }
 
 const SOURCE_FAILURES = new Set<string>([

@@ -24,6 +24,7 @@ interface WaitFlags {
 }
 
 const settingsOf = (flags: ClientFlags) => clientSettings(flags, process.env);
+type Client = ReturnType<typeof settingsOf>['client'];
 
 function positiveInteger(name: string, max: number) {
   return (raw: string): number => {
@@ -54,7 +55,7 @@ async function promptFrom(argument: string): Promise<string> {
 
 /** Prints the job, or waits for it first; returns the exit status. */
 async function showOrWait(
-  client: ReturnType<typeof settingsOf>['client'],
+  client: Client,
   projectId: string,
   job: Job,
   flags: OutputFlags & WaitFlags,
@@ -69,7 +70,17 @@ async function showOrWait(
       );
     return 0;
   }
-  const done = await waitWithProgress(client, projectId, job.id, {
+  return waitAndShow(client, projectId, job.id, flags);
+}
+
+/** Waits for the job to end (with a progress line), prints it, and returns its exit status. */
+async function waitAndShow(
+  client: Client,
+  projectId: string,
+  jobId: string,
+  flags: OutputFlags & { timeout?: number },
+): Promise<number> {
+  const done = await waitWithProgress(client, projectId, jobId, {
     ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }),
   });
   if (flags.json) printJson(done);
@@ -95,7 +106,15 @@ export function registerJobsCommands(program: Command): void {
         '  docwright jobs list --status failed\n' +
         '  docwright jobs get job_123 --json | jq -r .prLink',
     );
+  registerCreate(jobs);
+  registerGet(jobs);
+  registerList(jobs);
+  registerWait(jobs);
+  registerMessage(jobs);
+  registerCancelAndArchive(jobs);
+}
 
+function registerCreate(jobs: Command): void {
   addWaitOptions(
     addClientOptions(
       jobs
@@ -132,7 +151,9 @@ export function registerJobsCommands(program: Command): void {
           return showOrWait(client, projectId, job, flags, 'Created');
         }),
     );
+}
 
+function registerGet(jobs: Command): void {
   addClientOptions(jobs.command('get').description('show a job').argument('<jobId>', 'the job (job_...)'))
     .option('--json', 'print the job as one JSON object')
     .addHelpText(
@@ -147,7 +168,11 @@ export function registerJobsCommands(program: Command): void {
         else print(renderJob(job));
       }),
     );
+}
 
+type ListFlags = ClientFlags & OutputFlags & { status?: Job['status']; limit?: number; all?: boolean };
+
+function registerList(jobs: Command): void {
   addClientOptions(jobs.command('list').description("list the project's jobs, newest first"))
     .addOption(new Option('--status <status>', 'only jobs with this status').choices(JOB_STATUSES))
     .option('--limit <n>', 'show at most this many jobs (default 20)', positiveInteger('--limit', 1_000_000))
@@ -157,30 +182,37 @@ export function registerJobsCommands(program: Command): void {
       'after',
       `${ENVIRONMENT_HELP}\n\nExamples:\n  docwright jobs list\n  docwright jobs list --status active --all --json | jq -r '.[].id'`,
     )
-    .action(
-      async (flags: ClientFlags & OutputFlags & { status?: Job['status']; limit?: number; all?: boolean }) =>
-        runClientCommand(async () => {
-          if (flags.all && flags.limit !== undefined)
-            throw new UsageError('give --limit or --all, not both.');
-          const { client, projectId } = settingsOf(flags);
-          const limit = flags.all ? Number.POSITIVE_INFINITY : (flags.limit ?? 20);
-          const found: Job[] = [];
-          let more = false;
-          for await (const job of client.jobs(projectId, {
-            ...(flags.status ? { status: flags.status } : {}),
-            pageSize: Math.min(100, limit + 1),
-          })) {
-            if (found.length === limit) {
-              more = true;
-              break;
-            }
-            found.push(job);
-          }
-          if (flags.json) printJson(found);
-          else print(renderJobList(found, more));
-        }),
+    .action(async (flags: ListFlags) =>
+      runClientCommand(async () => {
+        if (flags.all && flags.limit !== undefined) throw new UsageError('give --limit or --all, not both.');
+        const { client, projectId } = settingsOf(flags);
+        const { found, more } = await listJobs(client, projectId, flags);
+        if (flags.json) printJson(found);
+        else print(renderJobList(found, more));
+      }),
     );
+}
 
+/** The newest jobs up to the limit (20 unless --limit or --all), and whether more were left out. */
+async function listJobs(
+  client: Client,
+  projectId: string,
+  flags: ListFlags,
+): Promise<{ found: Job[]; more: boolean }> {
+  const limit = flags.all ? Number.POSITIVE_INFINITY : (flags.limit ?? 20);
+  const found: Job[] = [];
+  // One job more than shown is asked for, to tell whether the list goes on.
+  for await (const job of client.jobs(projectId, {
+    ...(flags.status ? { status: flags.status } : {}),
+    pageSize: Math.min(100, limit + 1),
+  })) {
+    if (found.length === limit) return { found, more: true };
+    found.push(job);
+  }
+  return { found, more: false };
+}
+
+function registerWait(jobs: Command): void {
   addClientOptions(
     jobs
       .command('wait')
@@ -200,15 +232,12 @@ export function registerJobsCommands(program: Command): void {
     .action(async (id: string, flags: ClientFlags & OutputFlags & { timeout?: number }) =>
       runClientCommand(async () => {
         const { client, projectId } = settingsOf(flags);
-        const done = await waitWithProgress(client, projectId, id, {
-          ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }),
-        });
-        if (flags.json) printJson(done);
-        else print(renderOutcome(done));
-        return exitStatusOf(done);
+        return waitAndShow(client, projectId, id, flags);
       }),
     );
+}
 
+function registerMessage(jobs: Command): void {
   addWaitOptions(
     addClientOptions(
       jobs
@@ -230,7 +259,9 @@ export function registerJobsCommands(program: Command): void {
         return showOrWait(client, projectId, job, flags, 'Sent the follow-up to');
       }),
     );
+}
 
+function registerCancelAndArchive(jobs: Command): void {
   for (const [name, description, verb] of [
     ['cancel', 'cancel an active job (it becomes failed with error code "cancelled")', 'Cancelled'],
     ['archive', 'archive a finished job', 'Archived'],

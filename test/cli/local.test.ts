@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { CONFIG_VARIABLES } from '../../src/config/config.ts';
+import { CONFIG_VARIABLES } from '../../src/config/variables.ts';
 import { CLIENT_VARIABLES } from '../../src/main/cli/client-options.ts';
 import { cliEnv, runCli, runJson, STACK_LINE, tempDataDir } from './cli-process.ts';
 

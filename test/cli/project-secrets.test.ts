@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.ts';
+import { withSecretKey } from '../../src/config/secret-key-file.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { readProjectSecret } from '../../src/modules/projects/secrets.ts';
 import {
@@ -105,7 +106,7 @@ test('moving the repository to another host suspends the token, and update and s
 
 test('after the server stops, the stored value opens with the data directory key only', async () => {
   await server.stop('SIGTERM');
-  const config = loadConfig({ DOCWRIGHT_DATA_DIR: dataDir });
+  const config = withSecretKey(loadConfig({ DOCWRIGHT_DATA_DIR: dataDir }));
   const db = await openPglite(join(dataDir, 'pgdata'));
   try {
     const raw = await db.query<{ sealed: string }>('SELECT sealed FROM project_secrets');

@@ -5,6 +5,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config/config.ts';
+import { withSecretKey } from '../../src/config/secret-key-file.ts';
 import { serve } from '../../src/main/serve.ts';
 import type { ServeContext } from '../../src/main/serve-extensions.ts';
 import { createLogger } from '../../src/util/logger.ts';
@@ -12,12 +13,14 @@ import { tempDataDir } from './cli-process.ts';
 
 test('extensions start with the server, get queued jobs, and stop before the database closes', async () => {
   const dataDir = tempDataDir();
-  const config = loadConfig({
-    DOCWRIGHT_DATA_DIR: dataDir,
-    PORT: '0',
-    LOG_LEVEL: 'silent',
-    DOCWRIGHT_MODEL: 'openai:gpt-test',
-  });
+  const config = withSecretKey(
+    loadConfig({
+      DOCWRIGHT_DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      DOCWRIGHT_MODEL: 'openai:gpt-test',
+    }),
+  );
   const events: string[] = [];
   let context: ServeContext | undefined;
   let printed = '';

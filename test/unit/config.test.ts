@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
+import { withSecretKey } from '../../src/config/secret-key-file.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'dw-config-'));
 
 test('defaults: port 3000 on 127.0.0.1, ./.docwright, PGlite, a generated secret key kept private', () => {
   const cwd = tmp();
-  const config = loadConfig({}, cwd);
+  const config = withSecretKey(loadConfig({}, cwd));
   assert.equal(config.port, 3000);
   assert.equal(config.host, '127.0.0.1');
   assert.equal(config.dataDir, join(cwd, '.docwright'));
@@ -20,7 +21,27 @@ test('defaults: port 3000 on 127.0.0.1, ./.docwright, PGlite, a generated secret
   const file = join(cwd, '.docwright', 'secret.key');
   assert.equal(statSync(file).mode & 0o777, 0o600);
   assert.equal(readFileSync(file, 'utf8').trim(), config.secretKey.toString('hex'));
-  assert.deepEqual(loadConfig({}, cwd).secretKey, config.secretKey, 'the same key on the next start');
+  assert.deepEqual(
+    withSecretKey(loadConfig({}, cwd)).secretKey,
+    config.secretKey,
+    'the same key on the next start',
+  );
+});
+
+test('reading the configuration writes nothing: the key file is made by the commands that need it', () => {
+  const cwd = tmp();
+  const config = loadConfig({}, cwd);
+  assert.equal(config.secretKey, null, 'the key is to come from the data directory');
+  assert.equal(existsSync(join(cwd, '.docwright')), false);
+  const bad = join(cwd, 'bad');
+  mkdirSync(bad);
+  writeFileSync(join(bad, 'secret.key'), 'not a key\n');
+  assert.throws(
+    () => withSecretKey(loadConfig({ DOCWRIGHT_DATA_DIR: 'bad' }, cwd)),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.problems[0] === `${join(bad, 'secret.key')} does not hold a valid key (64 hex characters).`,
+  );
 });
 
 test('every problem is reported at once, each naming its variable, without echoing DATABASE_URL', () => {
@@ -62,9 +83,8 @@ test('PostgreSQL needs a shared secret key; a given key is used as is and nothin
     (e: ConfigError) => /DOCWRIGHT_SECRET_KEY is required/.test(e.message),
   );
   const hex = 'ab'.repeat(32);
-  const config = loadConfig(
-    { DATABASE_URL: 'postgres://postgres@127.0.0.1/x', DOCWRIGHT_SECRET_KEY: hex },
-    cwd,
+  const config = withSecretKey(
+    loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1/x', DOCWRIGHT_SECRET_KEY: hex }, cwd),
   );
   assert.equal(config.secretKey.toString('hex'), hex);
   assert.equal(config.secretKeySource, 'environment');

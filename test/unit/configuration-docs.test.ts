@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { CONFIG_VARIABLES } from '../../src/config/config.ts';
+import { CONFIG_VARIABLES } from '../../src/config/variables.ts';
 
 test('every server variable is documented, and nothing else is', () => {
   const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config/config.ts';
+import { withSecretKey } from '../../src/config/secret-key-file.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { serve } from '../../src/main/serve.ts';
 import { createKey } from '../../src/modules/keys/service.ts';
@@ -31,7 +32,10 @@ test('docwright serve sends webhooks, and refuses loopback unless DOCWRIGHT_WEBH
     DOCWRIGHT_WORKER: 'false', // no model either: jobs fail at creation with model_not_configured
   };
   const runServer = async (extra: Record<string, string>) =>
-    serve(loadConfig({ ...env, ...extra }), { logger: createLogger('silent'), print: () => {} });
+    serve(withSecretKey(loadConfig({ ...env, ...extra })), {
+      logger: createLogger('silent'),
+      print: () => {},
+    });
   const createFailingJob = async (baseUrl: string, projectId: string, key: string) => {
     const res = await fetch(`${baseUrl}/v2/agent/${projectId}/job`, {
       method: 'POST',

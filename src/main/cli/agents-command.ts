@@ -3,7 +3,8 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { ConfigError, loadConfig, readExtraAgentLists } from '../../config/config.ts';
+import { ConfigError, loadConfig, readDatabaseLocation, readExtraAgentLists } from '../../config/config.ts';
+import { withSecretKey } from '../../config/secret-key-file.ts';
 import {
   AI_ROBOTS_TXT_URL,
   readAgentListSource,
@@ -88,13 +89,13 @@ export function renderUnrecognized(report: UnrecognizedAgentReport): string {
 
 /**
  * Whether a database to read a synced list from exists: DATABASE_URL, or an embedded database
- * already created. `agents list` must not create a data directory just to find it empty.
+ * already created. `agents list` must not create a data directory just to find it empty. A bad
+ * DATABASE_URL counts as one, so that opening it reports the problem.
  */
-function databaseExists(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): boolean {
-  if (env.DATABASE_URL?.trim()) return true;
-  const raw = env.DOCWRIGHT_DATA_DIR?.trim() || '.docwright';
-  const dataDir = isAbsolute(raw) ? raw : resolve(cwd, raw);
-  return existsSync(join(dataDir, 'pgdata'));
+function databaseExists(): boolean {
+  const location = readDatabaseLocation();
+  if (location.problems.length > 0 || location.databaseUrl !== null) return true;
+  return existsSync(join(location.dataDir, 'pgdata'));
 }
 
 function percent(raw: string): number {
@@ -124,7 +125,7 @@ export function registerAgentsCommands(program: Command): void {
       if (lists.problems.length > 0) throw new ConfigError(lists.problems);
       const context = classificationWithExtraLists(lists.paths, { webBotAuth: false });
       if (databaseExists()) {
-        const stored = await runAdminCommand(loadConfig(), agentsStored, {});
+        const stored = await runAdminCommand(withSecretKey(loadConfig()), agentsStored, {});
         if (stored !== null) useSyncedAgents(context, { ...stored, syncedAt: new Date(stored.syncedAt) });
       }
       const listing = listAgents(context);
@@ -147,7 +148,7 @@ export function registerAgentsCommands(program: Command): void {
     )
     .addHelpText('after', '\nExample:\n  docwright agents unrecognized --project prj_123')
     .action(async (options: { project: string; limit?: number; json?: boolean }) => {
-      const report = await runAdminCommand(loadConfig(), agentsUnrecognized, {
+      const report = await runAdminCommand(withSecretKey(loadConfig()), agentsUnrecognized, {
         projectId: options.project,
         limit: options.limit ?? 50,
       });
@@ -179,7 +180,7 @@ export function registerAgentsCommands(program: Command): void {
         '  docwright agents sync --from https://example.com/our-agents.json --max-drop-percent 50',
     )
     .action(async (options: { from?: string; maxDropPercent?: number; json?: boolean }) => {
-      const config = loadConfig();
+      const config = withSecretKey(loadConfig());
       const from = options.from ?? config.agentList.syncUrl ?? AI_ROBOTS_TXT_URL;
       const source = /^https?:\/\//i.test(from) || isAbsolute(from) ? from : resolve(from);
       let text: string;

@@ -1,6 +1,7 @@
 // `docwright import-logs`: access logs into a project's page-view counts.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config/config.ts';
+import { withSecretKey } from '../../config/secret-key-file.ts';
 import { useSyncedAgents } from '../../modules/analytics/classification/context.ts';
 import {
   FORMATS,
@@ -94,7 +95,7 @@ export function registerImportLogsCommand(program: Command): void {
       ) => {
         if (files.filter((f) => f === '-').length > 1)
           throw new UsageError('standard input (-) can be read once only.');
-        const config = loadConfig();
+        const config = withSecretKey(loadConfig());
         const classification = classificationWithExtraLists(config.extraAgentLists, { webBotAuth: false });
         // The synced agent list the servers use, so imported views are classified alike.
         const stored = await runAdminCommand(config, agentsStored, {});

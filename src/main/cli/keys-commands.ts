@@ -1,6 +1,7 @@
 // `docwright keys create | list | revoke`.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config/config.ts';
+import { withSecretKey } from '../../config/secret-key-file.ts';
 import { KEY_SCOPES } from '../../modules/keys/queries.ts';
 import { parseExpiry } from '../../modules/keys/service.ts';
 import { keysCreate } from '../commands/keys-create.ts';
@@ -59,7 +60,7 @@ export function registerKeyCommands(program: Command): void {
         expires?: string;
         json?: boolean;
       }) => {
-        const created = await runAdminCommand(loadConfig(), keysCreate, {
+        const created = await runAdminCommand(withSecretKey(loadConfig()), keysCreate, {
           projectId: options.project,
           scope: options.scope,
           ...(options.name !== undefined ? { name: options.name } : {}),
@@ -77,7 +78,9 @@ export function registerKeyCommands(program: Command): void {
     .option('--json', 'print a JSON array of keys (id, projectId, name, scope, prefix, times)')
     .addHelpText('after', '\nExample:\n  docwright keys list --project prj_123')
     .action(async (options: { project: string; json?: boolean }) => {
-      const list = await runAdminCommand(loadConfig(), keysList, { projectId: options.project });
+      const list = await runAdminCommand(withSecretKey(loadConfig()), keysList, {
+        projectId: options.project,
+      });
       if (options.json) printJson(list);
       else print(renderKeys(list));
     });
@@ -89,7 +92,7 @@ export function registerKeyCommands(program: Command): void {
     .option('--json', 'print the revoked key as one JSON object')
     .addHelpText('after', '\nExample:\n  docwright keys revoke key_123')
     .action(async (id: string, options: { json?: boolean }) => {
-      const revoked = await runAdminCommand(loadConfig(), keysRevoke, { id });
+      const revoked = await runAdminCommand(withSecretKey(loadConfig()), keysRevoke, { id });
       if (options.json) printJson(revoked);
       else print(renderRevokedKey(revoked));
     });

@@ -2,7 +2,8 @@
 // do the work live in src/main/commands/ so the server can run them too.
 import { Command } from 'commander';
 import packageJson from '../../../package.json' with { type: 'json' };
-import { CONFIG_VARIABLES } from '../../config/config.ts';
+import { helpText } from '../../config/describe-variables.ts';
+import { CONFIG_VARIABLES } from '../../config/variables.ts';
 import { registerAgentsCommands } from './agents-command.ts';
 import { registerAgentsReportCommand } from './agents-report-command.ts';
 import { CLIENT_VARIABLES } from './client-options.ts';
@@ -21,6 +22,11 @@ function variableList(variables: Record<string, string>, width: number): string 
     .join('\n');
 }
 
+/** The server's variables with their --help text, from their declarations. */
+const SERVER_VARIABLE_HELP = Object.fromEntries(
+  Object.entries(CONFIG_VARIABLES).map(([name, schema]) => [name, helpText(schema)]),
+);
+
 const VARIABLE_COLUMN =
   Math.max(
     ...[...Object.keys(CONFIG_VARIABLES), ...Object.keys(CLIENT_VARIABLES)].map((name) => name.length),
@@ -35,7 +41,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(add --help for usage)')
     .addHelpText(
       'after',
-      `\nEnvironment variables (read once at start):\n${variableList(CONFIG_VARIABLES, VARIABLE_COLUMN)}` +
+      `\nEnvironment variables (read once at start):\n${variableList(SERVER_VARIABLE_HELP, VARIABLE_COLUMN)}` +
         `\n\nRead by the client commands (jobs, views, agents-report) only:\n${variableList(CLIENT_VARIABLES, VARIABLE_COLUMN)}` +
         '\n\nEvery command with examples: docs/cli.md',
     );

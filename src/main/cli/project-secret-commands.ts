@@ -2,6 +2,7 @@
 // (code-host token, model API key, GitHub App key, webhook secret), stored sealed, never shown.
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.ts';
+import { withSecretKey } from '../../config/secret-key-file.ts';
 import { PROJECT_SECRET_NAMES } from '../../modules/projects/secrets.ts';
 import { projectsListSecrets, projectsSetSecret, projectsUnsetSecret } from '../commands/projects-secrets.ts';
 import { runAdminCommand } from '../control/run-admin-command.ts';
@@ -30,7 +31,7 @@ export function registerProjectSecretCommands(projects: Command): void {
       const value = (await readSecretValue(`Value of ${name}`)).trim();
       if (value === '')
         throw new UsageError('the secret value is empty: pipe it in or type it at the prompt.');
-      await runAdminCommand(loadConfig(), projectsSetSecret, { projectId, name, value });
+      await runAdminCommand(withSecretKey(loadConfig()), projectsSetSecret, { projectId, name, value });
       print(`Stored ${name} for ${projectId} (sealed; it is never shown again).`);
     });
 
@@ -40,7 +41,7 @@ export function registerProjectSecretCommands(projects: Command): void {
     .argument('<projectId>', 'the project (prj_...)')
     .option('--json', 'print a JSON array of {name, updatedAt, suspendedFor?}')
     .action(async (projectId: string, options: { json?: boolean }) => {
-      const secrets = await runAdminCommand(loadConfig(), projectsListSecrets, { projectId });
+      const secrets = await runAdminCommand(withSecretKey(loadConfig()), projectsListSecrets, { projectId });
       if (options.json) return printJson(secrets);
       const set = new Map(secrets.map((s) => [s.name, s]));
       const state = (name: string) => {
@@ -63,7 +64,10 @@ export function registerProjectSecretCommands(projects: Command): void {
     .argument('<projectId>', 'the project (prj_...)')
     .argument('<name>', `one of: ${Object.keys(PROJECT_SECRET_NAMES).join(', ')}`)
     .action(async (projectId: string, name: string) => {
-      const result = await runAdminCommand(loadConfig(), projectsUnsetSecret, { projectId, name });
+      const result = await runAdminCommand(withSecretKey(loadConfig()), projectsUnsetSecret, {
+        projectId,
+        name,
+      });
       print(result.removed ? `Removed ${name} from ${projectId}.` : `${name} was not set for ${projectId}.`);
     });
 }

@@ -1,6 +1,7 @@
 // `docwright projects create | list | update`.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config/config.ts';
+import { withSecretKey } from '../../config/secret-key-file.ts';
 import { CODE_HOST_KINDS } from '../../modules/projects/schemas.ts';
 import { projectsCreate } from '../commands/projects-create.ts';
 import { projectsList } from '../commands/projects-list.ts';
@@ -99,7 +100,7 @@ export function registerProjectCommands(program: Command): void {
       ),
     true,
   ).action(async (options: ProjectFieldOptions & { name: string; repository: string }) => {
-    const project = await runAdminCommand(loadConfig(), projectsCreate, {
+    const project = await runAdminCommand(withSecretKey(loadConfig()), projectsCreate, {
       ...fields(options),
       name: options.name,
       repositoryUrl: options.repository,
@@ -117,7 +118,7 @@ export function registerProjectCommands(program: Command): void {
     .option('--json', 'print a JSON array of projects')
     .addHelpText('after', '\nExample:\n  docwright projects list')
     .action(async (options: { json?: boolean }) => {
-      const list = await runAdminCommand(loadConfig(), projectsList, {});
+      const list = await runAdminCommand(withSecretKey(loadConfig()), projectsList, {});
       if (options.json) printJson(list);
       else print(renderProjects(list));
     });
@@ -148,7 +149,7 @@ export function registerProjectCommands(program: Command): void {
           'nothing to change: give at least one of --name, --repository, --ref, --code-host, --code-host-url, --code-host-api-url, --model, --setting.',
         );
       }
-      const project = await runAdminCommand(loadConfig(), projectsUpdate, {
+      const project = await runAdminCommand(withSecretKey(loadConfig()), projectsUpdate, {
         id,
         ...changes,
         ...(options.setting !== undefined ? { settings: options.setting } : {}),

@@ -2,6 +2,7 @@
 // (on the embedded default) and so cannot run through a running server.
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.ts';
+import { withSecretKey } from '../../config/secret-key-file.ts';
 import { createLogger } from '../../util/logger.ts';
 import { schemaStatus } from '../commands/schema-status.ts';
 import { openWhenFree } from '../open-when-free.ts';
@@ -24,7 +25,7 @@ export function registerServeCommand(program: Command): void {
         '  PORT=8080 HOST=0.0.0.0 DATABASE_URL=postgres://... DOCWRIGHT_SECRET_KEY=... docwright serve',
     )
     .action(async () => {
-      const config = loadConfig();
+      const config = withSecretKey(loadConfig());
       const logger = createLogger(config.logLevel);
       surviveDatabaseOutages(logger);
       // Loaded here, not at the top: the HTTP stack would slow every other command's start.
@@ -50,7 +51,7 @@ export function registerMigrateCommand(program: Command): void {
         'Example:\n  DATABASE_URL=postgres://... DOCWRIGHT_SECRET_KEY=... docwright migrate',
     )
     .action(async () => {
-      const opened = await openWhenFree(loadConfig(), 'migrate'); // migrates while opening
+      const opened = await openWhenFree(withSecretKey(loadConfig()), 'migrate'); // migrates while opening
       try {
         const status = await schemaStatus(opened.db);
         print(

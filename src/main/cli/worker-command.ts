@@ -2,6 +2,7 @@
 // the API. Any number of workers may share one PostgreSQL database.
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.ts';
+import { withSecretKey } from '../../config/secret-key-file.ts';
 import { addDatabaseGauges } from '../../metrics/database-gauges.ts';
 import { startMetricsServer } from '../../metrics/metrics-server.ts';
 import { createMetrics } from '../../metrics/registry.ts';
@@ -25,7 +26,7 @@ export function registerWorkerCommand(program: Command): void {
         'Example:\n  DATABASE_URL=postgres://... DOCWRIGHT_SECRET_KEY=... docwright worker',
     )
     .action(async () => {
-      const config = loadConfig();
+      const config = withSecretKey(loadConfig());
       const logger = createLogger(config.logLevel);
       surviveDatabaseOutages(logger);
       const opened = await openWhenFree(config, 'worker');

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { loadConfig } from '../../../src/config/config.ts';
+import { withSecretKey } from '../../../src/config/secret-key-file.ts';
 import { type RunningServer, serve } from '../../../src/main/serve.ts';
 import type { ServeExtension } from '../../../src/main/serve-extensions.ts';
 import { createLogger } from '../../../src/util/logger.ts';
@@ -55,12 +56,14 @@ export async function startServe(
 ): Promise<TestServer> {
   const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
   const root = mkdtempSync(join(base, 'dw-dashboard-'));
-  const config = loadConfig({
-    DOCWRIGHT_DATA_DIR: join(root, 'data'),
-    PORT: '0',
-    LOG_LEVEL: 'silent',
-    ...env,
-  });
+  const config = withSecretKey(
+    loadConfig({
+      DOCWRIGHT_DATA_DIR: join(root, 'data'),
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      ...env,
+    }),
+  );
   let printed = '';
   const server = await serve(config, {
     logger: createLogger('silent'),

@@ -1,9 +1,10 @@
 // The admin commands on a free embedded data directory (no server running): they open the
 // database themselves, under its lock, and let go of it when done. Also usage mistakes and help.
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { helpText } from '../../src/config/describe-variables.ts';
 import { CONFIG_VARIABLES } from '../../src/config/variables.ts';
 import { CLIENT_VARIABLES } from '../../src/main/cli/client-options.ts';
 import { cliEnv, runCli, runJson, STACK_LINE, tempDataDir } from './cli-process.ts';
@@ -15,6 +16,8 @@ describe('admin commands without a server', () => {
 
   test('projects create, list and update work on the embedded database and release it', async () => {
     assert.deepEqual(await runJson(['projects', 'list', '--json'], env), []);
+    // The first command to open the embedded database made its key, readable by the owner only.
+    assert.equal(statSync(join(dataDir, 'secret.key')).mode & 0o777, 0o600);
     const empty = await runCli(['projects', 'list'], env);
     assert.match(empty.stdout, /No projects yet/);
 
@@ -151,6 +154,15 @@ describe('--help', () => {
     const result = await runCli(['--help'], env);
     for (const name of [...Object.keys(CONFIG_VARIABLES), ...Object.keys(CLIENT_VARIABLES)]) {
       assert.match(result.stdout, new RegExp(`^  ${name} {2,}\\S`, 'm'), `${name} runs into its text`);
+    }
+    // Each line is its declaration's text: the meaning, the value's form and the default.
+    assert.equal(
+      helpText(CONFIG_VARIABLES.DOCWRIGHT_JOB_LEASE_SECONDS!),
+      "How long a worker's claim on a job lasts without a heartbeat; a dead worker's job is taken again after it (integer 3–3600; default 30).",
+    );
+    for (const [name, schema] of Object.entries(CONFIG_VARIABLES)) {
+      const line = result.stdout.split('\n').find((l) => l.startsWith(`  ${name} `));
+      assert.equal(line?.trimEnd().slice(-helpText(schema).length), helpText(schema), name);
     }
   });
   const commands: [string[], string[]][] = [

@@ -53,7 +53,10 @@ export function providerVariableNames(provider: ModelProvider): string[] {
   return [apiKey, baseURL].sort((a, b) => Number(b.required) - Number(a.required)).map((v) => v.name);
 }
 
-/** Every model-related variable with its description, for the configuration docs and --help. */
+/**
+ * Every model-related variable with its description. src/config/variables.ts declares them, for
+ * the configuration docs and --help, from PROVIDER_VARIABLES.
+ */
 export function modelEnvironmentVariables(): Record<string, string> {
   const all: Record<string, string> = {};
   for (const vars of Object.values(PROVIDER_VARIABLES)) {

@@ -30,14 +30,18 @@ export function readEnvironment<Variables extends TProperties>(
   const problems: string[] = [];
   const given = new Set<string>();
   for (const [name, schema] of Object.entries(variables)) {
-    const raw = env[name]?.trim();
-    if (raw !== undefined && raw !== '') given.add(name);
-    const value = raw === undefined || raw === '' ? undefined : convert(schema, raw);
-    if (value !== undefined && Value.Check(schema, value)) {
+    const raw = env[name]?.trim() || undefined;
+    if (raw === undefined) {
+      if ('default' in schema) values[name] = schema.default;
+      continue;
+    }
+    given.add(name);
+    const value = convert(schema, raw);
+    if (Value.Check(schema, value)) {
       values[name] = value;
       continue;
     }
-    if (raw !== undefined && raw !== '') problems.push(problem(name, schema, raw, value));
+    problems.push(problem(name, schema, raw, value));
     // A bad value's default stands in for it, so that what is derived from it (PORT in the public
     // URL) is not reported as a second problem.
     if ('default' in schema) values[name] = schema.default;

@@ -2,6 +2,8 @@
 // ("Spider" inside "Bytespider", "Code" inside "VSCode", "Cursor" in an editor's browser
 // name), so a token only matches when neither neighbour is a letter, digit, '_' or '-':
 // "GPTBot/1.3" matches GPTBot, "ClaudeBot-Extended" does not match ClaudeBot.
+// A token ending in '-' is a prefix: only its start needs a boundary, because some fetchers glue
+// an id to their name ("amazon-kendra-customer-id-78359eed…" for "amazon-kendra-customer-id-").
 // Matching ignores case, as robots.txt does for user-agent tokens.
 
 export interface TokenMatch<T> {
@@ -26,10 +28,11 @@ export class TokenMatcher<T> {
     const tokens = [...this.#byToken.values()]
       .map((entry) => entry.token)
       .sort((a, b) => b.length - a.length);
+    const alternatives = tokens.map((token) =>
+      token.endsWith('-') ? escapeRegExp(token) : `${escapeRegExp(token)}(?![A-Za-z0-9_-])`,
+    );
     this.#pattern =
-      tokens.length === 0
-        ? null
-        : new RegExp(`(?<![A-Za-z0-9_-])(?:${tokens.map(escapeRegExp).join('|')})(?![A-Za-z0-9_-])`, 'gi');
+      tokens.length === 0 ? null : new RegExp(`(?<![A-Za-z0-9_-])(?:${alternatives.join('|')})`, 'gi');
   }
 
   match(userAgent: string): TokenMatch<T> | null {

@@ -1,6 +1,6 @@
 // Every error code docwright answers with, gathered from the modules that own them. docs/errors.md
 // lists the same codes; test/errors/registry.test.ts fails when the two disagree.
-import { httpErrors } from '../http/errors.ts';
+
 import { metricsErrors } from '../metrics/errors.ts';
 import { accountErrors } from '../modules/accounts/errors.ts';
 import { collectErrors } from '../modules/analytics/collect/errors.ts';
@@ -13,6 +13,7 @@ import { JOB_FAILURE_CODES } from '../modules/jobs/failure-codes.ts';
 import { keyErrors } from '../modules/keys/errors.ts';
 import { projectErrors } from '../modules/projects/errors.ts';
 import type { ErrorFactory, ErrorSpec } from './app-error.ts';
+import { httpErrors } from './request-errors.ts';
 
 const OWNERS: Record<string, Record<string, ErrorFactory>> = {
   http: httpErrors,

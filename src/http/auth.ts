@@ -2,10 +2,10 @@
 // is read. Order of checks: a usable key (401), then the project (403), then the scope (403).
 import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
+import { httpErrors } from '../errors/request-errors.ts';
 import type { KeyScope } from '../modules/keys/queries.ts';
 import { checkKey } from '../modules/keys/service.ts';
 import type { RouteAccess } from './context.ts';
-import { httpErrors } from './errors.ts';
 
 const SCOPE_ALLOWS: Record<KeyScope, readonly RouteAccess[]> = {
   admin: ['read', 'write', 'ingest'],

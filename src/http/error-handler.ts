@@ -4,9 +4,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { AppError, type ErrorDetail } from '../errors/app-error.ts';
+import { httpErrors } from '../errors/request-errors.ts';
 import { scrubSecrets } from '../util/logger.ts';
 import type { App } from './context.ts';
-import { httpErrors } from './errors.ts';
 
 export interface ErrorBody {
   error: string;

@@ -9,8 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppError } from '../errors/app-error.ts';
+import { httpErrors } from '../errors/request-errors.ts';
 import type { ErrorBody } from './error-handler.ts';
-import { httpErrors } from './errors.ts';
 
 /** The server's request ids: `req_` and 32 hex digits. */
 export function newRequestId(): string {

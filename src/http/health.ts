@@ -1,8 +1,8 @@
 // Liveness (/healthz: the process answers) and readiness (/readyz: the database answers).
 import { Type } from 'typebox';
 import type { Database } from '../db/database.ts';
+import { httpErrors } from '../errors/request-errors.ts';
 import type { App } from './context.ts';
-import { httpErrors } from './errors.ts';
 import { errorResponses } from './openapi.ts';
 
 const READY_TIMEOUT_MS = 2000;

@@ -1,8 +1,7 @@
 // The Idempotency-Key header, shared by the routes that honour it (job creation, ingest batches):
 // a client that retries a request whose answer it did not get sends the same key, and gets the
 // first answer again instead of a second job or a second count. Keys are kept 24 hours.
-import { createHash } from 'node:crypto';
-import { httpErrors } from './errors.ts';
+import { httpErrors } from '../errors/request-errors.ts';
 
 /** The header's value, checked; null when the request has none. */
 export function checkIdempotencyKey(raw: string | undefined): string | null {
@@ -14,9 +13,4 @@ export function checkIdempotencyKey(raw: string | undefined): string | null {
     );
   }
   return raw;
-}
-
-/** What a key is bound to: the hash of the request's parsed body, so a retry must send the same. */
-export function requestHash(body: unknown): string {
-  return createHash('sha256').update(JSON.stringify(body)).digest('hex');
 }

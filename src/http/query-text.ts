@@ -3,7 +3,7 @@
 // parameter as an array; a client sending those almost certainly meant something else, so they
 // are refused here with a message naming the parameter instead of being silently reinterpreted.
 import type { FastifyRequest } from 'fastify';
-import { httpErrors } from './errors.ts';
+import { httpErrors } from '../errors/request-errors.ts';
 
 const DECIMAL_INTEGER = /^-?[0-9]+$/;
 

@@ -5,10 +5,8 @@
 // are the client's mistake and are answered 400 before any route sees them.
 import type { FastifyRequest } from 'fastify';
 import type { AppError, ErrorDetail } from '../errors/app-error.ts';
-import { httpErrors } from './errors.ts';
-
-/** The deepest nesting of arrays and objects a JSON body may have (`[]` alone is 1 level). */
-export const MAX_JSON_DEPTH = 64;
+import { httpErrors } from '../errors/request-errors.ts';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../util/json-depth.ts';
 
 export type JsonValueProblem = 'too_deep' | 'nul';
 
@@ -21,11 +19,6 @@ export function jsonValueProblem(value: unknown, text: string): JsonValueProblem
   // The search is cheap; the walk is exact (`\\u0000` is an escaped backslash, not a NUL).
   if (text.includes('\\u0000') && holdsNul(value)) return 'nul';
   return null;
-}
-
-/** Whether arrays and objects in `value` nest more than MAX_JSON_DEPTH levels. */
-export function exceedsJsonDepth(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !withinDepth(value, MAX_JSON_DEPTH);
 }
 
 /** The 400 for a problem jsonValueProblem found. */
@@ -80,23 +73,6 @@ function nulError(detail: ErrorDetail): AppError {
   return httpErrors.nul_character(`${detail.message} Text cannot hold it; remove it and send again.`, {
     details: [detail],
   });
-}
-
-/** True when no array or object in `value` is nested more than `levels` deep (recursion is bounded by it). */
-function withinDepth(value: object, levels: number): boolean {
-  if (levels === 0) return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      if (typeof item === 'object' && item !== null && !withinDepth(item, levels - 1)) return false;
-    }
-    return true;
-  }
-  for (const key in value) {
-    const item: unknown = (value as Record<string, unknown>)[key];
-    if (typeof item === 'object' && item !== null && !withinDepth(item, levels - 1)) return false;
-  }
-  return true;
 }
 
 /** Whether any string or key in `value` holds a NUL; only called on values within the depth limit. */

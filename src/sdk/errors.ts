@@ -3,7 +3,7 @@
 // callers catch a family (`instanceof NotFoundError`) and `hasCode()` narrows to one code. A
 // request that got no answer at all is a DocwrightNetworkError instead, so callers can tell "the
 // server said no" from "the server was not reached".
-import type { httpErrors } from '../http/errors.ts';
+import type { httpErrors } from '../errors/request-errors.ts';
 import type { analyticsErrors } from '../modules/analytics/errors.ts';
 import type { ingestErrors } from '../modules/analytics/ingest/errors.ts';
 import type { jobErrors } from '../modules/jobs/errors.ts';

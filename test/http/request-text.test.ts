@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { App } from '../../src/http/context.ts';
-import { MAX_JSON_DEPTH } from '../../src/http/request-text.ts';
+import { MAX_JSON_DEPTH } from '../../src/util/json-depth.ts';
 import { createDashboardApp, PUBLIC_URL } from '../dashboard/helpers.ts';
 import { bearer, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { Value } from 'typebox/value';
 import type { Database } from '../../db/database.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { httpErrors } from '../../http/errors.ts';
+import { httpErrors } from '../../errors/request-errors.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { AdminCommand, AdminContext } from '../commands/admin-command.ts';
 import { MAX_REQUEST_BYTES, RUN_PATH, type RunFailure, type RunRequest } from './protocol.ts';

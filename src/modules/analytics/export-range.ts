@@ -1,7 +1,7 @@
 // The date rules every export shares: dateFrom/dateTo parsed and widened outward to whole UTC
 // hours (see docs/analytics-export.md), and the range as the answer reports it.
 import type { ErrorDetail } from '../../errors/app-error.ts';
-import { httpErrors } from '../../http/errors.ts';
+import { httpErrors } from '../../errors/request-errors.ts';
 import {
   ACCEPTED_DATE_FORMATS,
   ceilToHour,

@@ -2,10 +2,10 @@
 // cancel, archive. Running a job is the worker's business; this module only records intent and
 // wakes it.
 import type { Database, Queryable } from '../../db/database.ts';
-import { httpErrors } from '../../http/errors.ts';
-import { requestHash as hashOfRequest } from '../../http/idempotency.ts';
+import { httpErrors } from '../../errors/request-errors.ts';
 import { chosenModel } from '../../models/model-spec.ts';
 import { newId } from '../../util/random.ts';
+import { requestHash as hashOfRequest } from '../../util/request-hash.ts';
 import { HOUR_MS } from '../../util/time.ts';
 import { getProject } from '../projects/service.ts';
 import { jobErrors } from './errors.ts';

@@ -7,8 +7,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { httpErrors } from '../../../errors/request-errors.ts';
 import type { App, AppContext } from '../../../http/context.ts';
-import { httpErrors } from '../../../http/errors.ts';
 import { errorResponses } from '../../../http/openapi.ts';
 import { jsonValueError, jsonValueProblem } from '../../../http/request-text.ts';
 import { hourOf } from '../../../util/time.ts';

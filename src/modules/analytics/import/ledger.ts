@@ -2,7 +2,7 @@
 // with the ledger's advance, in one transaction. A chunk applies only where the ledger stands at
 // its `from`, so a chunk is counted at most once whatever crashes or retries happen around it.
 import type { Database } from '../../../db/database.ts';
-import { httpErrors } from '../../../http/errors.ts';
+import { httpErrors } from '../../../errors/request-errors.ts';
 import { getProject } from '../../projects/service.ts';
 import { type PageViewCount, recordPageViewsIn } from '../rollups.ts';
 import { type UnrecognizedRowInput, upsertUnrecognizedAgents } from '../unrecognized-queries.ts';

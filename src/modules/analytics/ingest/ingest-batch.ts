@@ -4,7 +4,7 @@
 // the general code (record-validation.ts, the classification pipeline), with the same results.
 
 import type { Queryable } from '../../../db/database.ts';
-import { httpErrors } from '../../../http/errors.ts';
+import { httpErrors } from '../../../errors/request-errors.ts';
 import { hourOf } from '../../../util/time.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import { classifyRecordNow } from '../classification/pipeline.ts';

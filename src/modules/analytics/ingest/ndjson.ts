@@ -1,6 +1,6 @@
 // NDJSON (application/x-ndjson): one JSON value per line. A line that does not parse becomes a
 // MalformedLine in its place, so only that record is rejected and the others keep their index.
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../../http/request-text.ts';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../../util/json-depth.ts';
 import { MalformedLine } from './record-validation.ts';
 
 export interface NdjsonItems {

@@ -3,12 +3,14 @@
 // views are committed (group-commit.ts).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { httpErrors } from '../../../errors/request-errors.ts';
 import type { App, AppContext } from '../../../http/context.ts';
-import { httpErrors } from '../../../http/errors.ts';
-import { checkIdempotencyKey, requestHash } from '../../../http/idempotency.ts';
+import { checkIdempotencyKey } from '../../../http/idempotency.ts';
 import { errorResponses } from '../../../http/openapi.ts';
-import { exceedsJsonDepth, jsonValueError } from '../../../http/request-text.ts';
+import { jsonValueError } from '../../../http/request-text.ts';
 import { validatorCompiler } from '../../../http/validation.ts';
+import { exceedsJsonDepth } from '../../../util/json-depth.ts';
+import { requestHash } from '../../../util/request-hash.ts';
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
 import type { UnrecognizedAgentCounter } from '../unrecognized-agents.ts';
 import { ingestErrors } from './errors.ts';

@@ -4,8 +4,8 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { httpErrors } from '../../../errors/request-errors.ts';
 import type { App, AppContext } from '../../../http/context.ts';
-import { httpErrors } from '../../../http/errors.ts';
 import { errorResponses } from '../../../http/openapi.ts';
 import { getJob } from '../service.ts';
 import { jobEventHub } from './event-hub.ts';

@@ -1,5 +1,8 @@
-// Error codes of the HTTP layer itself: authentication, request shape, limits, server faults.
-import { defineErrors } from '../errors/app-error.ts';
+// Error codes about the request itself: authentication, request shape, limits, server faults.
+// They live outside src/http because services that validate what a request asks for (a job's
+// prompt, an export's range, an idempotency key's reuse) raise them too, and services never
+// import the HTTP layer.
+import { defineErrors } from './app-error.ts';
 
 export const httpErrors = defineErrors({
   missing_api_key: {

@@ -8,7 +8,7 @@ import type { DocwrightMetrics } from '../metrics/registry.ts';
 import { saveJobDiff } from '../modules/jobs/diff/service.ts';
 import { JobWorker } from '../modules/jobs/worker.ts';
 import type { Logger } from '../util/logger.ts';
-import type { ServeExtension } from './serve-extensions.ts';
+import type { ServeExtension } from './serve-extension.ts';
 
 /** How long a stopping worker lets running jobs finish before it hands them back. */
 export const WORKER_STOP_GRACE_MS = 10_000;

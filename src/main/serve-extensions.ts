@@ -4,29 +4,7 @@
 // This is where the job worker joins the server: add an entry to SERVE_EXTENSIONS that starts it
 // and returns its stop function (and onJobQueued, so a job created through this server starts at
 // once instead of at the next poll).
-import type { Config } from '../config/config.ts';
-import type { Database } from '../db/database.ts';
-import type { DocwrightMetrics } from '../metrics/registry.ts';
-import type { Logger } from '../util/logger.ts';
-
-export interface ServeContext {
-  db: Database;
-  config: Config;
-  logger: Logger;
-  /** The process's metrics, shared with the API (the worker counts its jobs there). */
-  metrics?: DocwrightMetrics;
-}
-
-export interface StartedServeExtension {
-  /** Called by the job routes after a job is created or re-activated. */
-  onJobQueued?: (jobId: string) => void;
-  close(): Promise<void>;
-}
-
-export interface ServeExtension {
-  name: string;
-  start(context: ServeContext): Promise<StartedServeExtension>;
-}
+import type { ServeExtension } from './serve-extension.ts';
 
 // Loaded lazily: the agent's dependencies (AI SDK, code-host clients) would slow every other command.
 export const SERVE_EXTENSIONS: ServeExtension[] = [

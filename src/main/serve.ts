@@ -26,7 +26,8 @@ import { trackRequestsInFlight } from './in-flight.ts';
 import { ListenError } from './listen-error.ts';
 import { openWhenFree } from './open-when-free.ts';
 import { removeFile, writeOwnerOnlyFile } from './owner-only-file.ts';
-import { SERVE_EXTENSIONS, type ServeExtension } from './serve-extensions.ts';
+import type { ServeExtension } from './serve-extension.ts';
+import { SERVE_EXTENSIONS } from './serve-extensions.ts';
 
 /** Where the shown-once secrets go, in the data directory, when stdout is not a terminal. */
 export const FIRST_START_FILE = 'first-start-key.txt';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { loadConfig } from '../../src/config/config.ts';
 import { withSecretKey } from '../../src/config/secret-key-file.ts';
 import { serve } from '../../src/main/serve.ts';
-import type { ServeContext } from '../../src/main/serve-extensions.ts';
+import type { ServeContext } from '../../src/main/serve-extension.ts';
 import { createLogger } from '../../src/util/logger.ts';
 import { tempDataDir } from './cli-process.ts';
 

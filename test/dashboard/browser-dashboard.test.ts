@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Database } from '../../src/db/database.ts';
-import type { ServeExtension } from '../../src/main/serve-extensions.ts';
+import type { ServeExtension } from '../../src/main/serve-extension.ts';
 import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/rollups.ts';
 import type { AgentReport, PageViewReport, TimeseriesReport } from '../../src/modules/analytics/schemas.ts';
 import { saveJobDiff } from '../../src/modules/jobs/diff/service.ts';

@@ -4,6 +4,7 @@
 // touch the tables in the same order, each table's keys sorted, so concurrent writers on either
 // path lock rows in one global order and cannot deadlock.
 import type { Queryable } from '../../db/database.ts';
+import type { KeyedCount } from './keyed-count.ts';
 import type { AgentRow, LevelRows, PathLevelRow, TrafficRow } from './levels.ts';
 import {
   type AgentBatch,
@@ -20,7 +21,6 @@ import {
   upsertTrafficHourly,
 } from './queries.ts';
 import { lockProjectsForWriting, RANKING_LOCK_CLASS } from './ranking-queries.ts';
-import type { KeyedCount } from './rollups.ts';
 
 /** Distinct keys per upsert statement: large enough to amortise round trips, small enough for PGlite. */
 export const UPSERT_BATCH_SIZE = 1000;

@@ -4,6 +4,7 @@
 // and tests that seed data, so all go through the same aggregation and upserts.
 import type { Database, Queryable } from '../../db/database.ts';
 import { hourOf } from '../../util/time.ts';
+import type { KeyedCount } from './keyed-count.ts';
 import { writeLevelsThenLock } from './level-writes.ts';
 import { levelRowsOf } from './levels.ts';
 import { writeUnderLock } from './locked-writes.ts';
@@ -33,20 +34,6 @@ export interface RecordResult {
 }
 
 const TRAFFIC_CLASSES: readonly TrafficClass[] = ['human', 'ai', 'bot'];
-
-/** One distinct hourly key and its views, checked. */
-export interface KeyedCount {
-  projectId: string;
-  /** ISO 8601 UTC, on the hour. */
-  hour: string;
-  /** The same hour in epoch seconds. */
-  hourSeconds: number;
-  path: string;
-  trafficClass: TrafficClass;
-  agent: string;
-  verification: string;
-  views: number;
-}
 
 /** Rows in one transaction: all counted, or none (a bad row fails the whole call). */
 export async function recordPageViews(db: Database, rows: Iterable<PageViewCount>): Promise<RecordResult> {

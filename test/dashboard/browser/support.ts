@@ -11,7 +11,7 @@ import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-c
 import { loadConfig } from '../../../src/config/config.ts';
 import { withSecretKey } from '../../../src/config/secret-key-file.ts';
 import { type RunningServer, serve } from '../../../src/main/serve.ts';
-import type { ServeExtension } from '../../../src/main/serve-extensions.ts';
+import type { ServeExtension } from '../../../src/main/serve-extension.ts';
 import { createLogger } from '../../../src/util/logger.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -28,6 +28,7 @@
 import type { Database, Queryable } from '../../../db/database.ts';
 import { stageSums } from '../staged-views.ts';
 import { ViewSums } from '../view-sums.ts';
+import type { CommitLog } from './commit-log.ts';
 import { ingestErrors } from './errors.ts';
 import { claimId, deleteExpiredIngestBatches, type IngestClaim, insertIngestClaims } from './queries.ts';
 import { type StagedMergerOptions, StagedViewMerger } from './staged-merger.ts';
@@ -37,11 +38,6 @@ const KEY_SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /** What became of a submission: its views were counted, or its key had already been used. */
 export type SubmitOutcome = 'committed' | 'duplicate';
-
-/** Where a failed commit is reported (the app's logger). */
-export interface CommitLog {
-  error(details: object, message: string): void;
-}
 
 /** Told about every group commit and every refusal (the metrics). */
 export interface GroupCommitObserver {

@@ -6,7 +6,7 @@
 import type { Database } from '../../../db/database.ts';
 import { mergeStagedViews } from '../staged-views.ts';
 import type { ViewSums } from '../view-sums.ts';
-import type { CommitLog } from './group-commit.ts';
+import type { CommitLog } from './commit-log.ts';
 
 export interface StagedMergerOptions {
   /** How long after a group commit its views are merged, at most (plus the merge itself). */

@@ -10,10 +10,13 @@ import type { Config } from '../config/config.ts';
 import type { Queryable } from '../db/database.ts';
 import type { ModelOptions, ResolvedModel } from '../models/providers.ts';
 import { resolveModel } from '../models/resolve.ts';
-import { destinationOfProject } from '../modules/projects/credential-binding.ts';
-import { repositoryAddressProblem } from '../modules/projects/repository-address.ts';
-import type { Project } from '../modules/projects/schemas.ts';
-import { readBoundSecret, readProjectSecret } from '../modules/projects/secrets.ts';
+import type { Project } from '../modules/projects/index.ts';
+import {
+  destinationOfProject,
+  readBoundSecret,
+  readProjectSecret,
+  repositoryAddressProblem,
+} from '../modules/projects/index.ts';
 import { WorkspaceFailure } from './workspace/failures.ts';
 
 export type CredentialsConfig = Pick<

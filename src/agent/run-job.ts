@@ -9,6 +9,7 @@ import { createCodeHost } from '../code-hosts/factory.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import type { ModelOptions } from '../models/providers.ts';
+import type { JobFailureCode, JobRunInput, JobRunner, JobRunResult } from '../modules/jobs/index.ts';
 import type { JobRunInput, JobRunner, JobRunResult, JobUsage } from '../modules/jobs/runner-contract.ts';
 import type { Logger } from '../util/logger.ts';
 import { type AgentLimits, DEFAULT_AGENT_LIMITS, resolveAgentLimits } from './limits.ts';

@@ -3,8 +3,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import { httpErrors } from '../errors/request-errors.ts';
-import type { KeyScope } from '../modules/keys/queries.ts';
-import { checkKey } from '../modules/keys/service.ts';
+import type { KeyScope } from '../modules/keys/index.ts';
+import { checkKey } from '../modules/keys/index.ts';
 import type { RouteAccess } from './context.ts';
 
 const SCOPE_ALLOWS: Record<KeyScope, readonly RouteAccess[]> = {

@@ -10,7 +10,7 @@ import type {
 } from 'fastify';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
-import type { ClassificationContext } from '../modules/analytics/classification/context.ts';
+import type { ClassificationContext } from '../modules/analytics/index.ts';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -44,6 +44,6 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** The authenticated key, set by the auth hook on /v1 and /v2 routes. */
-    apiKey?: import('../modules/keys/service.ts').ApiKeyInfo;
+    apiKey?: import('../modules/keys/index.ts').ApiKeyInfo;
   }
 }

@@ -2,9 +2,9 @@
 // newcomer can call the API at once. The key is returned to the caller to show once; only its hash
 // is stored, so no later start can show it again.
 import type { Database } from '../db/database.ts';
-import { createKey } from '../modules/keys/service.ts';
-import type { Project } from '../modules/projects/schemas.ts';
-import { createProject, projectCount } from '../modules/projects/service.ts';
+import { createKey } from '../modules/keys/index.ts';
+import type { Project } from '../modules/projects/index.ts';
+import { createProject, projectCount } from '../modules/projects/index.ts';
 
 export const DEMO_PROJECT = { name: 'Demo docs', repositoryUrl: 'https://github.com/example/docs' };
 

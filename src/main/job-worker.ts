@@ -5,8 +5,7 @@ import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import { jobWorkerObserver, trackWorker } from '../metrics/job-metrics.ts';
 import type { DocwrightMetrics } from '../metrics/registry.ts';
-import { saveJobDiff } from '../modules/jobs/diff/service.ts';
-import { JobWorker } from '../modules/jobs/worker.ts';
+import { JobWorker, saveJobDiff } from '../modules/jobs/index.ts';
 import type { Logger } from '../util/logger.ts';
 import type { ServeExtension } from './serve-extension.ts';
 

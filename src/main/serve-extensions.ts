@@ -19,7 +19,7 @@ export const SERVE_EXTENSIONS: ServeExtension[] = [
     // Every serve process sends webhooks (cheap, and safe with several: deliveries are claimed).
     name: 'webhook dispatcher',
     async start({ db, config, logger }) {
-      const { createWebhookDispatcher } = await import('../modules/webhooks/from-config.ts');
+      const { createWebhookDispatcher } = await import('../modules/webhooks/index.ts');
       const dispatcher = createWebhookDispatcher(db, config, logger);
       await dispatcher.start();
       return { close: () => dispatcher.stop() };

@@ -6,8 +6,8 @@ import type { Config } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
 import type { App } from '../http/context.ts';
 import { createMetrics } from '../metrics/registry.ts';
-import { createSetupToken } from '../modules/accounts/users.ts';
-import { startAgentListUpdates } from '../modules/analytics/classification/agent-list-updates.ts';
+import { createSetupToken } from '../modules/accounts/index.ts';
+import { startAgentListUpdates } from '../modules/analytics/index.ts';
 import type { Logger } from '../util/logger.ts';
 import {
   firstStartBanner,

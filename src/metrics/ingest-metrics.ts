@@ -1,7 +1,6 @@
 // What the ingestion paths report to the metrics: the outcome of every record (from the ingest
 // endpoint's answer and the browser script's), and every group commit of each writer.
-import type { GroupCommitObserver } from '../modules/analytics/ingest/group-commit.ts';
-import type { RecordOutcomes } from '../modules/analytics/ingest/ingest-batch.ts';
+import type { GroupCommitObserver, RecordOutcomes } from '../modules/analytics/index.ts';
 import type { DocwrightMetrics } from './registry.ts';
 
 /** api: POST /v1/analytics/{projectId}/events; script: the browser script's /collect. */

@@ -1,6 +1,6 @@
 // What a job worker reports to the metrics: each outcome it wrote, with the run's usage, and how
 // many jobs it runs now (read at scrape time).
-import type { JobWorkerObserver } from '../modules/jobs/worker.ts';
+import type { JobWorkerObserver } from '../modules/jobs/index.ts';
 import type { DocwrightMetrics } from './registry.ts';
 
 export function jobWorkerObserver(metrics: DocwrightMetrics): JobWorkerObserver {

@@ -3,17 +3,16 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { ConfigError, loadConfig, readDatabaseLocation, readExtraAgentLists } from '../../config/config.ts';
+import { ConfigError, loadConfig, readExtraAgentLists } from '../../config/config.ts';
 import { withSecretKey } from '../../config/secret-key-file.ts';
+import type { SyncResult, UnrecognizedAgentReport } from '../../modules/analytics/index.ts';
 import {
+  AgentSyncRefused,
   AI_ROBOTS_TXT_URL,
+  analyticsErrors,
   readAgentListSource,
-} from '../../modules/analytics/classification/agent-list-source.ts';
-import type { SyncResult } from '../../modules/analytics/classification/agent-sync.ts';
-import { AgentSyncRefused } from '../../modules/analytics/classification/agent-sync.ts';
-import { useSyncedAgents } from '../../modules/analytics/classification/context.ts';
-import { analyticsErrors } from '../../modules/analytics/errors.ts';
-import type { UnrecognizedAgentReport } from '../../modules/analytics/unrecognized-agents.ts';
+  useSyncedAgents,
+} from '../../modules/analytics/index.ts';
 import { type AgentListing, classificationWithExtraLists, listAgents } from '../commands/agents-list.ts';
 import { agentsStored, agentsSync, agentsUnrecognized } from '../commands/agents-sync.ts';
 import { runAdminCommand } from '../control/run-admin-command.ts';

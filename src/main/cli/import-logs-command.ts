@@ -3,15 +3,16 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config/config.ts';
 import { withSecretKey } from '../../config/secret-key-file.ts';
 import { useSyncedAgents } from '../../modules/analytics/classification/context.ts';
+import type { FieldMap } from '../../modules/analytics/index.ts';
 import {
+  DEFAULT_CHUNK_LIMITS,
   FORMATS,
   FormatError,
   type LogFormat,
+  PRESETS,
   parseMapping,
-} from '../../modules/analytics/import/formats.ts';
-import { DEFAULT_CHUNK_LIMITS } from '../../modules/analytics/import/importer.ts';
-import type { FieldMap } from '../../modules/analytics/import/json-format.ts';
-import { PRESETS } from '../../modules/analytics/import/presets.ts';
+  useSyncedAgents,
+} from '../../modules/analytics/index.ts';
 import { classificationWithExtraLists } from '../commands/agents-list.ts';
 import { agentsStored } from '../commands/agents-sync.ts';
 import { renderImportSummary } from '../commands/import-logs-render.ts';

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.ts';
 import { withSecretKey } from '../../config/secret-key-file.ts';
-import { PROJECT_SECRET_NAMES } from '../../modules/projects/secrets.ts';
+import { PROJECT_SECRET_NAMES } from '../../modules/projects/index.ts';
 import { projectsListSecrets, projectsSetSecret, projectsUnsetSecret } from '../commands/projects-secrets.ts';
 import { runAdminCommand } from '../control/run-admin-command.ts';
 import { print, printJson } from './output.ts';

@@ -2,7 +2,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config/config.ts';
 import { withSecretKey } from '../../config/secret-key-file.ts';
-import { CODE_HOST_KINDS } from '../../modules/projects/schemas.ts';
+import { CODE_HOST_KINDS } from '../../modules/projects/index.ts';
 import { projectsCreate } from '../commands/projects-create.ts';
 import { projectsList } from '../commands/projects-list.ts';
 import { projectsUpdate } from '../commands/projects-update.ts';

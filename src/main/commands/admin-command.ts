@@ -4,7 +4,7 @@
 // input and result must be plain JSON, and its input is checked against a schema when it arrives.
 import type { Static, TSchema } from 'typebox';
 import type { Database } from '../../db/database.ts';
-import type { RepositoryAccess } from '../../modules/projects/repository-address.ts';
+import type { RepositoryAccess } from '../../modules/projects/index.ts';
 
 /** What a command may need besides the database: whoever runs it (CLI or server) provides it. */
 export interface AdminContext {

@@ -2,14 +2,14 @@
 // named by DOCWRIGHT_EXTRA_AGENT_LISTS, then the synced version stored in the database, exactly
 // as classification loads them.
 import { ConfigError } from '../../config/config.ts';
-import { AgentListError } from '../../modules/analytics/classification/agent-list.ts';
-import { summariseAgents } from '../../modules/analytics/classification/agent-summary.ts';
+import type { AgentCategory } from '../../modules/analytics/index.ts';
 import {
+  AgentListError,
   type AgentListVersion,
   type ClassificationContext,
   createClassificationContext,
-} from '../../modules/analytics/classification/context.ts';
-import type { AgentCategory } from '../../modules/analytics/classification/types.ts';
+  summariseAgents,
+} from '../../modules/analytics/index.ts';
 
 export interface AgentListRow {
   name: string;

@@ -3,12 +3,15 @@
 // run on the database wherever it can be reached (a running server's embedded database through
 // its control socket). The list's text is read by the CLI (a file or URL) and sent as input.
 import { Type } from 'typebox';
-import { selectLatestAgentList } from '../../modules/analytics/classification/agent-list-queries.ts';
-import { SYNC_MAX_BYTES } from '../../modules/analytics/classification/agent-list-source.ts';
-import { AgentSyncRefused, syncAgentList } from '../../modules/analytics/classification/agent-sync.ts';
-import { analyticsErrors } from '../../modules/analytics/errors.ts';
-import { exportUnrecognizedAgents } from '../../modules/analytics/unrecognized-agents.ts';
-import { getProject } from '../../modules/projects/service.ts';
+import {
+  AgentSyncRefused,
+  analyticsErrors,
+  exportUnrecognizedAgents,
+  SYNC_MAX_BYTES,
+  selectLatestAgentList,
+  syncAgentList,
+} from '../../modules/analytics/index.ts';
+import { getProject } from '../../modules/projects/index.ts';
 import { defineAdminCommand } from './admin-command.ts';
 
 export const agentsSync = defineAdminCommand({

@@ -2,9 +2,7 @@
 // one chunk. The CLI runs them on its own database, or sends them to the running server that
 // holds the embedded database (they are listed in registry.ts for that).
 import { Type } from 'typebox';
-import { ImportChunkSchema } from '../../modules/analytics/import/chunk.ts';
-import { readLedgerEntries } from '../../modules/analytics/import/database-sink.ts';
-import { applyChunk } from '../../modules/analytics/import/ledger.ts';
+import { applyChunk, ImportChunkSchema, readLedgerEntries } from '../../modules/analytics/index.ts';
 import { defineAdminCommand } from './admin-command.ts';
 
 export const importLogsLedger = defineAdminCommand({

@@ -1,7 +1,7 @@
 // The summary of `docwright import-logs` for people: per log, what was read and what it counted.
 
-import type { SourceSummary } from '../../modules/analytics/import/importer.ts';
-import { totalDrops } from '../../modules/analytics/import/importer.ts';
+import type { SourceSummary } from '../../modules/analytics/index.ts';
+import { totalDrops } from '../../modules/analytics/index.ts';
 import type { ImportLogsResult } from './import-logs-run.ts';
 
 const n = (value: number) => new Intl.NumberFormat('en-US').format(value);

@@ -3,17 +3,18 @@
 // fails alone; the others are still imported, and the run then exits 1.
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config/config.ts';
-import type { ClassificationContext } from '../../modules/analytics/classification/context.ts';
-import type { FormatChoice } from '../../modules/analytics/import/formats.ts';
-import { lineParserFactory } from '../../modules/analytics/import/formats.ts';
+import type { ClassificationContext, FormatChoice } from '../../modules/analytics/index.ts';
 import {
   type ChunkLimits,
+  displayName,
   emptySummary,
+  ImportProgress,
   importSource,
+  lineParserFactory,
+  openLogSource,
+  type ProgressTarget,
   type SourceSummary,
-} from '../../modules/analytics/import/importer.ts';
-import { ImportProgress, type ProgressTarget } from '../../modules/analytics/import/progress.ts';
-import { displayName, openLogSource } from '../../modules/analytics/import/source.ts';
+} from '../../modules/analytics/index.ts';
 import { openImportSink } from './import-logs-sink.ts';
 
 export interface ImportLogsRequest {

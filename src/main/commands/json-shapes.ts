@@ -1,7 +1,7 @@
 // How projects and keys look in the CLI's output (--json) and on the control socket: plain JSON,
 // times as ISO strings, and never a key's secret except in the one answer that creates it.
-import type { ApiKeyInfo } from '../../modules/keys/service.ts';
-import type { Project } from '../../modules/projects/schemas.ts';
+import type { ApiKeyInfo } from '../../modules/keys/index.ts';
+import type { Project } from '../../modules/projects/index.ts';
 
 export interface ProjectJson {
   id: string;

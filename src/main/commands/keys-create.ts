@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { keyErrors } from '../../modules/keys/errors.ts';
-import { createKey } from '../../modules/keys/service.ts';
+import { createKey, keyErrors } from '../../modules/keys/index.ts';
 import { defineAdminCommand } from './admin-command.ts';
 import type { CreatedKeyJson } from './json-shapes.ts';
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { listKeys } from '../../modules/keys/service.ts';
+import { listKeys } from '../../modules/keys/index.ts';
 import { defineAdminCommand } from './admin-command.ts';
 import { keyJson } from './json-shapes.ts';
 

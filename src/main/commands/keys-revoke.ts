@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { revokeKey } from '../../modules/keys/service.ts';
+import { revokeKey } from '../../modules/keys/index.ts';
 import { defineAdminCommand } from './admin-command.ts';
 import { keyJson } from './json-shapes.ts';
 

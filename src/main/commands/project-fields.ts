@@ -1,6 +1,6 @@
 // The project fields a command may set, as a schema for input arriving on the control socket.
 import { Type } from 'typebox';
-import { CODE_HOST_KINDS } from '../../modules/projects/schemas.ts';
+import { CODE_HOST_KINDS } from '../../modules/projects/index.ts';
 
 export const CodeHostKindSchema = Type.Union(CODE_HOST_KINDS.map((kind) => Type.Literal(kind)));
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { createProject } from '../../modules/projects/service.ts';
+import { createProject } from '../../modules/projects/index.ts';
 import { defineAdminCommand } from './admin-command.ts';
 import { projectJson } from './json-shapes.ts';
 import { projectFieldSchemas as f } from './project-fields.ts';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { listProjects } from '../../modules/projects/service.ts';
+import { listProjects } from '../../modules/projects/index.ts';
 import { defineAdminCommand } from './admin-command.ts';
 import { projectJson } from './json-shapes.ts';
 

@@ -1,7 +1,7 @@
 // Setting, listing and removing a project's sealed secrets. The value travels in the command's
 // input only (never argv, never a log line: the control socket logs command names only).
 import { Type } from 'typebox';
-import { deleteProjectSecret, listProjectSecrets, setProjectSecret } from '../../modules/projects/secrets.ts';
+import { deleteProjectSecret, listProjectSecrets, setProjectSecret } from '../../modules/projects/index.ts';
 import { defineAdminCommand } from './admin-command.ts';
 
 export const projectsSetSecret = defineAdminCommand({

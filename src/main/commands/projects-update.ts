@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import type { ProjectChanges, ProjectSettings } from '../../modules/projects/schemas.ts';
-import { suspendedSecrets } from '../../modules/projects/secrets.ts';
-import { updateProject } from '../../modules/projects/service.ts';
+import type { ProjectChanges, ProjectSettings } from '../../modules/projects/index.ts';
+import { suspendedSecrets, updateProject } from '../../modules/projects/index.ts';
 import { defineAdminCommand } from './admin-command.ts';
 import { projectJson } from './json-shapes.ts';
 import { projectFieldSchemas as f } from './project-fields.ts';

@@ -2,8 +2,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.ts';
 import type { AppError } from '../../errors/app-error.ts';
-import type { JobServiceConfig } from '../jobs/service.ts';
-import type { RepositoryAccess } from '../projects/repository-address.ts';
+import type { JobServiceConfig } from '../jobs/index.ts';
+import type { RepositoryAccess } from '../projects/index.ts';
 import type { CookieSettings } from './state.ts';
 import type { FieldErrors } from './views/fields.ts';
 import type { PageFrame } from './views/layout.ts';

@@ -1,21 +1,19 @@
 // Reads what the jobs pages show, through the jobs module's own functions.
 import type { Queryable } from '../../db/database.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { getJobDiff } from '../jobs/diff/service.ts';
-import { selectJobEventsAfter } from '../jobs/events/queries.ts';
-import { type JobEventView, toJobEventView } from '../jobs/events/schemas.ts';
-import { selectPrompts } from '../jobs/worker-queries.ts';
+import type { JobEventView } from '../jobs/index.ts';
+import { getJobDiff, listJobEvents, listJobPrompts } from '../jobs/index.ts';
 
 /** At most this many events on a page; a job's timeline longer than this shows its newest ones. */
 export const TIMELINE_LIMIT = 500;
 
 export async function jobEvents(db: Queryable, jobId: string, after = 0): Promise<JobEventView[]> {
-  return (await selectJobEventsAfter(db, jobId, after, TIMELINE_LIMIT)).map(toJobEventView);
+  return listJobEvents(db, jobId, after, TIMELINE_LIMIT);
 }
 
 export async function jobPrompts(db: Queryable, jobId: string, first: string): Promise<string[]> {
-  const rows = await selectPrompts(db, jobId);
-  return rows.length > 0 ? rows.map((r) => r.prompt) : [first];
+  const prompts = await listJobPrompts(db, jobId);
+  return prompts.length > 0 ? prompts : [first];
 }
 
 /** The job's diff, or null with the reason the diff service gives for its absence. */

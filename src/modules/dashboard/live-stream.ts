@@ -3,7 +3,7 @@
 // time one of them has a new event, sends that job's current state rendered as the page renders
 // it. The browser swaps the HTML in; it never builds markup itself.
 import type { Writable } from 'node:stream';
-import type { JobEventHub } from '../jobs/events/event-hub.ts';
+import type { JobEventHub } from '../jobs/index.ts';
 
 export interface LiveFrame {
   /** Sent as the SSE id (a reconnecting browser sends it back as Last-Event-ID). */

@@ -3,10 +3,18 @@
 // so the sign-in and setup forms are protected too.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.ts';
-import { assertCsrf, CSRF_FIELD, CSRF_HEADER, csrfTokenFor } from '../accounts/csrf.ts';
-import { accountErrors } from '../accounts/errors.ts';
-import { resumeSession, SESSION_MAX_SECONDS, type Session } from '../accounts/sessions.ts';
-import { looksLikeToken, newToken } from '../accounts/tokens.ts';
+import {
+  accountErrors,
+  assertCsrf,
+  CSRF_FIELD,
+  CSRF_HEADER,
+  csrfTokenFor,
+  looksLikeToken,
+  newToken,
+  resumeSession,
+  SESSION_MAX_SECONDS,
+  type Session,
+} from '../accounts/index.ts';
 
 export const SESSION_COOKIE = 'dw_session';
 export const PRE_SESSION_COOKIE = 'dw_presession';

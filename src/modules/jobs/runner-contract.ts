@@ -1,6 +1,6 @@
 // What the worker hands to whatever runs a job (the agent: workspace, model loop, publishing),
 // and what it expects back. The worker owns the job row; the runner never writes it directly.
-import type { Project } from '../projects/schemas.ts';
+import type { Project } from '../projects/index.ts';
 import type { JobFailureCode } from './failure-codes.ts';
 import type { JobRow } from './queries.ts';
 

@@ -7,7 +7,7 @@ import { chosenModel } from '../../models/model-spec.ts';
 import { newId } from '../../util/random.ts';
 import { requestHash as hashOfRequest } from '../../util/request-hash.ts';
 import { HOUR_MS } from '../../util/time.ts';
-import { getProject } from '../projects/service.ts';
+import { getProject } from '../projects/index.ts';
 import { jobErrors } from './errors.ts';
 import {
   countRecentPrompts,
@@ -28,6 +28,7 @@ import {
   upsertIdempotencyKey,
 } from './queries.ts';
 import { type JobStatus, type JobView, MAX_PROMPT_LENGTH } from './schemas.ts';
+import { selectPrompts } from './worker-queries.ts';
 
 export interface JobServiceConfig {
   jobRateLimitPerHour: number;
@@ -266,4 +267,9 @@ export async function archiveJob(db: Database, projectId: string, id: string): P
     throw jobErrors.job_active('The job is still running; cancel it before archiving it.');
   });
   return toJobView(row);
+}
+
+/** The job's prompts, the first one first. */
+export async function listJobPrompts(db: Queryable, jobId: string): Promise<string[]> {
+  return (await selectPrompts(db, jobId)).map((p) => p.prompt);
 }

@@ -12,7 +12,7 @@ import type { Database } from '../../db/database.ts';
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { Logger } from '../../util/logger.ts';
 import { scrubSecrets } from '../../util/logger.ts';
-import { getProject } from '../projects/service.ts';
+import { getProject } from '../projects/index.ts';
 import { insertEvent, notifyJobQueued } from './queries.ts';
 import type { JobRunner, JobRunResult, JobUsage } from './runner-contract.ts';
 import {

@@ -2,7 +2,7 @@
 // itself is returned once, by createKey.
 import type { Queryable } from '../../db/database.ts';
 import { newId } from '../../util/random.ts';
-import { getProject } from '../projects/service.ts';
+import { getProject } from '../projects/index.ts';
 import { keyErrors } from './errors.ts';
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from './key-format.ts';
 import {

@@ -60,6 +60,11 @@ export async function getProject(db: Queryable, id: string): Promise<Project> {
   return project;
 }
 
+/** The project, or null when there is none with this id (for callers that must not answer 404). */
+export function findProject(db: Queryable, id: string): Promise<Project | null> {
+  return selectProject(db, id);
+}
+
 export function listProjects(db: Queryable): Promise<Project[]> {
   return selectProjects(db);
 }

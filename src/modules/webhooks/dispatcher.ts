@@ -10,7 +10,7 @@
 // catches what a notification cannot (leases of dead dispatchers).
 import type { Database } from '../../db/database.ts';
 import type { Logger } from '../../util/logger.ts';
-import { readProjectSecret } from '../projects/secrets.ts';
+import { readProjectSecret } from '../projects/index.ts';
 import { DEFAULT_RETRY_DELAYS_MS, nextRetryDelayMs } from './backoff.ts';
 import { webhookPayload } from './payload.ts';
 import {

@@ -12,6 +12,7 @@ import type { App, AppContext } from '../../../http/context.ts';
 import { errorResponses } from '../../../http/openapi.ts';
 import { jsonValueError, jsonValueProblem } from '../../../http/request-text.ts';
 import { hourOf } from '../../../util/time.ts';
+import { findProject } from '../../projects/index.ts';
 import { selectProject } from '../../projects/queries.ts';
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
 import { classifyRecord } from '../classification/pipeline.ts';
@@ -104,7 +105,7 @@ export function registerCollectRoutes(
         'No Origin header: page views are accepted from the browser script on an allowed site only. Servers send views to /v1/analytics/{projectId}/events with an ingest key.',
       );
     }
-    const project = await selectProject(db, projectId);
+    const project = await findProject(db, projectId);
     const allowed = project === null ? null : matchAllowedOrigin(origin, project.settings.allowedOrigins);
     if (allowed === null) {
       // The same words whether or not the project exists: no key, so nothing may be revealed.

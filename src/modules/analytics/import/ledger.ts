@@ -3,7 +3,7 @@
 // its `from`, so a chunk is counted at most once whatever crashes or retries happen around it.
 import type { Database } from '../../../db/database.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
-import { getProject } from '../../projects/service.ts';
+import { getProject } from '../../projects/index.ts';
 import { type PageViewCount, recordPageViewsIn } from '../rollups.ts';
 import { type UnrecognizedRowInput, upsertUnrecognizedAgents } from '../unrecognized-queries.ts';
 import { EMPTY_SHA256, type ImportChunk } from './chunk.ts';

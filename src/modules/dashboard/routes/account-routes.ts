@@ -1,9 +1,14 @@
 // /app/setup, /app/sign-in, /app/sign-out, /app/invite: accounts and sessions from the browser.
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../errors/app-error.ts';
-import { endSession, startSession } from '../../accounts/sessions.ts';
-import { signIn } from '../../accounts/sign-in.ts';
-import { acceptInvitation, completeSetup, hasUsers } from '../../accounts/users.ts';
+import {
+  acceptInvitation,
+  completeSetup,
+  endSession,
+  hasUsers,
+  signIn,
+  startSession,
+} from '../../accounts/index.ts';
 import { type DashboardContext, fieldErrorsOf, formOf, frameOf } from '../context.ts';
 import { redirectAfterPost, safeNextPath, sendPage } from '../respond.ts';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../state.ts';

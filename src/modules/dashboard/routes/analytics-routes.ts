@@ -2,17 +2,18 @@
 // read page by page through the same exports as the API, written by the API's CSV writer).
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../errors/app-error.ts';
-import { type AgentCatalog, curatedAgentCatalog } from '../../analytics/agent-catalog.ts';
-import { exportAgents } from '../../analytics/agents.ts';
-import { toCsv } from '../../analytics/csv.ts';
-import { MAX_VIEWS_LIMIT } from '../../analytics/schemas.ts';
-import { exportTimeseries } from '../../analytics/timeseries.ts';
 import {
+  type AgentCatalog,
+  curatedAgentCatalog,
+  exportAgents,
+  exportPageViews,
+  exportTimeseries,
   exportUnrecognizedAgents,
+  MAX_VIEWS_LIMIT,
+  toCsv,
   type UnrecognizedAgentCounter,
-} from '../../analytics/unrecognized-agents.ts';
-import { exportPageViews } from '../../analytics/views.ts';
-import { getProject } from '../../projects/service.ts';
+} from '../../analytics/index.ts';
+import { getProject } from '../../projects/index.ts';
 import { dayRangeOf, lastDays } from '../analytics-range.ts';
 import { type DashboardContext, frameOf } from '../context.ts';
 import { sendPage } from '../respond.ts';

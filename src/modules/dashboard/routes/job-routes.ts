@@ -2,9 +2,17 @@
 // cancel, archive and follow-up.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../errors/app-error.ts';
-import { JOB_STATUSES, type JobStatus } from '../../jobs/schemas.ts';
-import { archiveJob, cancelJob, createJob, followUpJob, getJob, listJobs } from '../../jobs/service.ts';
-import { getProject } from '../../projects/service.ts';
+import {
+  archiveJob,
+  cancelJob,
+  createJob,
+  followUpJob,
+  getJob,
+  JOB_STATUSES,
+  type JobStatus,
+  listJobs,
+} from '../../jobs/index.ts';
+import { getProject } from '../../projects/index.ts';
 import { type DashboardContext, fieldErrorsOf, formOf, frameOf } from '../context.ts';
 import { jobDiff, jobEvents, jobPrompts } from '../job-data.ts';
 import { redirectAfterPost, sendPage } from '../respond.ts';

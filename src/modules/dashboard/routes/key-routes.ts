@@ -1,10 +1,9 @@
 // /app/projects/:projectId/keys: the projectId, create (shown once), list, revoke with confirmation.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../../errors/app-error.ts';
-import { keyErrors } from '../../keys/errors.ts';
-import { type ApiKeyInfo, createKey, listKeys, parseExpiry, revokeKey } from '../../keys/service.ts';
-import type { Project } from '../../projects/schemas.ts';
-import { getProject } from '../../projects/service.ts';
+import { type ApiKeyInfo, createKey, keyErrors, listKeys, parseExpiry, revokeKey } from '../../keys/index.ts';
+import type { Project } from '../../projects/index.ts';
+import { getProject } from '../../projects/index.ts';
 import { type DashboardContext, fieldErrorsOf, formOf, frameOf } from '../context.ts';
 import { redirectAfterPost, sendPage } from '../respond.ts';
 import { EXPIRY_OPTIONS, type KeysPage, keysPage, revokeKeyPage } from '../views/keys-view.ts';

@@ -3,12 +3,15 @@
 // (the list looks for jobs created elsewhere with it). Session cookie only; never an API key.
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { jobEventHub } from '../../jobs/events/event-hub.ts';
-import { jobStreamIsOver } from '../../jobs/events/job-event-stream.ts';
-import { selectJobStreamState } from '../../jobs/events/queries.ts';
-import { JOB_STATUSES, type JobStatus } from '../../jobs/schemas.ts';
-import { getJob, listJobs } from '../../jobs/service.ts';
-import { getProject } from '../../projects/service.ts';
+import {
+  getJob,
+  JOB_STATUSES,
+  type JobStatus,
+  jobEventHub,
+  jobEventsAreOver,
+  listJobs,
+} from '../../jobs/index.ts';
+import { getProject } from '../../projects/index.ts';
 import type { DashboardContext } from '../context.ts';
 import { jobDiff, jobEvents } from '../job-data.ts';
 import { type LiveFrame, LiveJobsStream } from '../live-stream.ts';
@@ -100,7 +103,7 @@ export function registerLiveRoutes(
         const events = await jobEvents(db, jobId, cursor);
         const current = await getJob(db, project.id, jobId);
         cursor = events.at(-1)?.id ?? cursor;
-        const over = jobStreamIsOver(await selectJobStreamState(db, jobId), cursor);
+        const over = await jobEventsAreOver(db, jobId, cursor);
         const status = `${current.status}|${current.updatedAt}`;
         if (events.length === 0 && status === lastStatus && !over) return null;
         lastStatus = status;

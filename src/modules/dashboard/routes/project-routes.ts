@@ -1,17 +1,20 @@
 // /app/projects: list and create; /app/projects/:projectId/settings: settings and secrets.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../../errors/app-error.ts';
-import { accountErrors } from '../../accounts/errors.ts';
-import type { CodeHostKind, Project, ProjectSettings } from '../../projects/schemas.ts';
+import { accountErrors } from '../../accounts/index.ts';
+import type { CodeHostKind, Project, ProjectSettings } from '../../projects/index.ts';
 import {
+  createProject,
   deleteProjectSecret,
+  getProject,
   listProjectSecrets,
+  listProjects,
   PROJECT_SECRET_NAMES,
   type ProjectSecretName,
   setProjectSecret,
   suspendedSecrets,
-} from '../../projects/secrets.ts';
-import { createProject, getProject, listProjects, updateProject } from '../../projects/service.ts';
+  updateProject,
+} from '../../projects/index.ts';
 import { type DashboardContext, fieldErrorsOf, formOf, frameOf } from '../context.ts';
 import { redirectAfterPost, sendPage } from '../respond.ts';
 import { requireSession } from '../state.ts';

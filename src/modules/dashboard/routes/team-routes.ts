@@ -7,7 +7,7 @@ import {
   listUsers,
   removeMember,
   revokeInvitation,
-} from '../../accounts/users.ts';
+} from '../../accounts/index.ts';
 import { type DashboardContext, fieldErrorsOf, formOf, frameOf, linkBase } from '../context.ts';
 import { redirectAfterPost, sendPage } from '../respond.ts';
 import { requireSession } from '../state.ts';

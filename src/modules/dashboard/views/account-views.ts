@@ -1,5 +1,5 @@
 // First run, sign-in and accepting an invitation: the pages a person sees before a session.
-import { PASSWORD_MIN_LENGTH } from '../../accounts/passwords.ts';
+import { PASSWORD_MIN_LENGTH } from '../../accounts/index.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { type FieldErrors, textField } from './fields.ts';
 import { csrfField, errorBox, type PageFrame, page } from './layout.ts';

@@ -1,7 +1,6 @@
 // Pieces of the jobs pages that are rendered both into the page and into the live stream's
 // frames (the browser swaps them in), so a live update looks exactly like a reload.
-import type { JobEventView } from '../../jobs/events/schemas.ts';
-import type { JobView } from '../../jobs/schemas.ts';
+import type { JobEventView, JobView } from '../../jobs/index.ts';
 import { count, firstLine, timeElement, utcText } from '../format.ts';
 import { html, type SafeHtml } from '../html.ts';
 

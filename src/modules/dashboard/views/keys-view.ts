@@ -1,7 +1,7 @@
 // The API keys page: the projectId to copy, a new key shown once, the project's keys, and the
 // form that creates one. Revoking asks for confirmation on a page of its own.
-import type { ApiKeyInfo } from '../../keys/service.ts';
-import type { Project } from '../../projects/schemas.ts';
+import type { ApiKeyInfo } from '../../keys/index.ts';
+import type { Project } from '../../projects/index.ts';
 import { timeElement } from '../format.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { copyButton, type FieldErrors, selectField, textField } from './fields.ts';

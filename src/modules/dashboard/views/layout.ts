@@ -1,6 +1,6 @@
 // The page shell every dashboard page shares: head, skip link, top bar with the account, the
 // project's tabs, and the main region.
-import type { User } from '../../accounts/users.ts';
+import type { User } from '../../accounts/index.ts';
 import { html, type SafeHtml } from '../html.ts';
 
 export interface PageFrame {

@@ -1,5 +1,5 @@
 // The projects page: every project, and the form that creates one.
-import type { Project } from '../../projects/schemas.ts';
+import type { Project } from '../../projects/index.ts';
 import { timeElement } from '../format.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { type FieldErrors, selectField, textField } from './fields.ts';

@@ -2,8 +2,8 @@
 // its secrets (another form). Secrets are write-only: the page says whether each is set, never
 // what it is, and an empty field leaves a stored secret as it is.
 
-import type { Project } from '../../projects/schemas.ts';
-import { PROJECT_SECRET_NAMES, type ProjectSecretName } from '../../projects/secrets.ts';
+import type { Project } from '../../projects/index.ts';
+import { PROJECT_SECRET_NAMES, type ProjectSecretName } from '../../projects/index.ts';
 import { timeElement } from '../format.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { checkboxField, type FieldErrors, selectField, textareaField, textField } from './fields.ts';

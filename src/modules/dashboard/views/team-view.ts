@@ -1,5 +1,5 @@
 // The team page: who has an account, pending invitations, and (for the owner) inviting people.
-import type { Invitation, User } from '../../accounts/users.ts';
+import type { Invitation, User } from '../../accounts/index.ts';
 import { timeElement } from '../format.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { copyButton, type FieldErrors, textField } from './fields.ts';

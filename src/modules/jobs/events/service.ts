@@ -1,0 +1,21 @@
+// A job's stored events as other modules read them (the dashboard's timeline and live page), so
+// they need not know the SQL in queries.ts.
+import type { Queryable } from '../../../db/database.ts';
+import { jobStreamIsOver } from './job-event-stream.ts';
+import { selectJobEventsAfter, selectJobStreamState } from './queries.ts';
+import { type JobEventView, toJobEventView } from './schemas.ts';
+
+/** The job's events with id > after, oldest first, at most `limit` of them. */
+export async function listJobEvents(
+  db: Queryable,
+  jobId: string,
+  after: number,
+  limit: number,
+): Promise<JobEventView[]> {
+  return (await selectJobEventsAfter(db, jobId, after, limit)).map(toJobEventView);
+}
+
+/** Whether a reader that has seen the job's events up to `cursor` will get no more. */
+export async function jobEventsAreOver(db: Queryable, jobId: string, cursor: number): Promise<boolean> {
+  return jobStreamIsOver(await selectJobStreamState(db, jobId), cursor);
+}

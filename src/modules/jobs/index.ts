@@ -1,0 +1,23 @@
+// The jobs module's public surface: the job service, the worker and the runner it calls, job
+// events and diffs. Other code imports this file, never the files beside it; the HTTP routes are
+// registered by src/http/app.ts.
+export { getJobDiff, saveJobDiff } from './diff/service.ts';
+export { type JobEventHub, jobEventHub } from './events/event-hub.ts';
+export type { JobEventView } from './events/schemas.ts';
+export { jobEventsAreOver, listJobEvents } from './events/service.ts';
+export type { JobFailureCode } from './failure-codes.ts';
+export type { JobRow } from './queries.ts';
+export type { JobRunInput, JobRunner, JobRunResult } from './runner-contract.ts';
+export { JOB_STATUSES, type JobStatus, type JobView } from './schemas.ts';
+export {
+  archiveJob,
+  cancelJob,
+  createJob,
+  followUpJob,
+  getJob,
+  type JobServiceConfig,
+  listJobPrompts,
+  listJobs,
+  toJobView,
+} from './service.ts';
+export { JobWorker, type JobWorkerObserver } from './worker.ts';

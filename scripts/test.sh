@@ -1,5 +1,5 @@
 #!/bin/sh
-# The whole test suite: type check, lint, then every test file on PGlite and on PostgreSQL.
+# The whole test suite: type check, lint, import rules, then every test file on PGlite and on PostgreSQL.
 # This is the README's test command (npm test) and what .ci/run runs.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,6 +12,9 @@ echo "== type check (tsc --noEmit)"
 "$node" node_modules/typescript/bin/tsc --noEmit -p .
 echo "== lint and format check (biome)"
 "$node" node_modules/@biomejs/biome/bin/biome check .
+echo "== dependency rules (dependency-cruiser, .dependency-cruiser.cjs)"
+"$node" node_modules/dependency-cruiser/bin/dependency-cruiser.mjs --config .dependency-cruiser.cjs \
+  --output-type err-long src
 echo "== tests"
 # Each file gets a fresh database per backend; a hung test fails after the timeout, and a file that
 # does not exit fails after its own limit (test/helpers/file-time-limit.ts), instead of hanging CI.

@@ -1,0 +1,133 @@
+// The import rules of src/, as drawn in docs/architecture.md. `npm run check:deps` (and so
+// `npm test`) fails on any import that breaks one, naming the rule and saying what to do.
+//
+// Paths are relative to the repository root. `$1` in a `to` pattern is the group the `from`
+// pattern captured (the importing file's own module or adapter).
+
+// TEMPORARY until src/contract/ lands (the wire-contract helper of issue 12 is moving the body
+// schemas, job event names and error codes there): the sdk still takes its types and error codes
+// from these server files. Delete this list, and its use below, once src/sdk imports only
+// src/contract.
+const SDK_SERVER_IMPORTS_UNTIL_CONTRACT = [
+  '^src/modules/jobs/schemas[.]ts$',
+  '^src/modules/jobs/failure-codes[.]ts$',
+  '^src/modules/jobs/events/schemas[.]ts$',
+  '^src/modules/analytics/schemas[.]ts$',
+  '^src/modules/jobs/errors[.]ts$',
+  '^src/modules/analytics/errors[.]ts$',
+  '^src/modules/analytics/ingest/errors[.]ts$',
+  '^src/errors/request-errors[.]ts$',
+  '^src/http/openapi[.]ts$',
+];
+
+// TEMPORARY for the same reason: the error-code registry gathers every module's error file and
+// is moving into src/contract/. Delete this, and its uses below, after that move.
+const REGISTRY_UNTIL_CONTRACT = '^src/errors/registry[.]ts$';
+
+// Leaf modules the adapters may share: no docwright imports of their own.
+const ADAPTER_LEAVES = ['^src/contract/', '^src/(util|runtime)/retry-policy[.]ts$'];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'This import closes a circle of imports in src. Move what both sides need (often a type) into a file of its own that neither imports back.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'sdk-imports-only-contract',
+      severity: 'error',
+      comment:
+        'The client SDK (src/sdk) is published on its own and may import only itself and the wire contract (src/contract). Put what it needs from the server into src/contract.',
+      from: { path: '^src/sdk/' },
+      to: { path: '^src/', pathNot: ['^src/(sdk|contract)/', ...SDK_SERVER_IMPORTS_UNTIL_CONTRACT] },
+    },
+    {
+      name: 'contract-imports-only-contract',
+      severity: 'error',
+      comment:
+        'The wire contract (src/contract) is what the SDK and the server share, so it imports nothing else of docwright. Move the thing it needs into src/contract.',
+      from: { path: '^src/contract/' },
+      to: { path: '^src/', pathNot: '^src/contract/' },
+    },
+    {
+      name: 'adapters-self-contained',
+      severity: 'error',
+      comment:
+        'Adapters (src/code-hosts, src/models) import only their own files, src/contract and the dependency-free retry policy. Pass what they need in as arguments instead of importing it.',
+      from: { path: '^src/(code-hosts|models)/' },
+      to: { path: '^src/', pathNot: ['^src/$1/', ...ADAPTER_LEAVES] },
+    },
+    {
+      name: 'modules-through-index',
+      severity: 'error',
+      comment:
+        "A module reaches another module only through that module's index.ts. Export what you need from src/modules/<other>/index.ts and import it from there.",
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index[.]ts$'] },
+    },
+    {
+      name: 'outside-through-index',
+      severity: 'error',
+      comment:
+        "Code outside src/modules reaches a module only through its index.ts (src/http/app.ts alone also registers the modules' routes.ts plugins). Export what you need from src/modules/<module>/index.ts.",
+      from: { path: '^src/', pathNot: ['^src/modules/', '^src/sdk/', REGISTRY_UNTIL_CONTRACT] },
+      to: { path: '^src/modules/', pathNot: ['^src/modules/[^/]+/index[.]ts$', '/routes[.]ts$'] },
+    },
+    {
+      name: 'routes-only-from-app',
+      severity: 'error',
+      comment:
+        "A module's routes.ts is an HTTP plugin registered by src/http/app.ts alone; other code uses the module's index.ts.",
+      from: { path: '^src/', pathNot: '^src/http/app[.]ts$' },
+      to: { path: '^src/modules/.+/routes[.]ts$' },
+    },
+    {
+      name: 'http-only-from-edge',
+      severity: 'error',
+      comment:
+        'Only the HTTP edge imports src/http: src/http itself, src/main, route files (routes.ts, *-routes.ts, routes/), the dashboard and the /metrics installer. Services and queries must not: move what they share with the routes into src/errors or src/util, or pass it in.',
+      from: {
+        path: '^src/',
+        pathNot: [
+          '^src/(http|main)/',
+          '^src/modules/dashboard/',
+          '(^|/|-)routes[.]ts$',
+          '/routes/',
+          '^src/metrics/http-metrics[.]ts$',
+          '^src/sdk/',
+          REGISTRY_UNTIL_CONTRACT,
+        ],
+      },
+      to: { path: '^src/http/' },
+    },
+    {
+      name: 'queries-private',
+      severity: 'error',
+      comment:
+        "A module's SQL (queries.ts, *-queries.ts) is read only inside that module. Call a function of the module's service through its index.ts instead.",
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/[^/]+/.*queries[.]ts$', pathNot: '^src/modules/$1/' },
+    },
+    {
+      name: 'queries-private-outside',
+      severity: 'error',
+      comment:
+        "A module's SQL (queries.ts, *-queries.ts) is read only inside that module. Call a function of the module's service through its index.ts instead.",
+      from: { path: '^src/', pathNot: '^src/modules/' },
+      to: { path: '^src/modules/.*queries[.]ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // typescript@7 has no compiler API that dependency-cruiser can load (it supports <7), so
+    // @swc/core parses the .ts files. swc sees the source before types are erased, so type-only
+    // imports count too: a circle of types is still a circle.
+    parser: 'swc',
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

@@ -5,7 +5,7 @@
 import type { CodeHost, CodeHostOptions } from '../../code-hosts/contract.ts';
 import type { Database } from '../../db/database.ts';
 import type { ModelOptions, ResolvedModel } from '../../models/providers.ts';
-import type { JobRunInput } from '../../modules/jobs/runner-contract.ts';
+import type { JobRunInput } from '../../modules/jobs/index.ts';
 import { codeHostOptionsOf } from '../code-host-options.ts';
 import { type CredentialsConfig, jobCodeHostCredentials, jobModel } from '../job-credentials.ts';
 

@@ -2,7 +2,7 @@
 // the worktree), the instructions (the repository's AGENTS.md, the job's history, what an earlier
 // try already pushed), then the model's tool loop within the run's bounds.
 import type { ResolvedModel } from '../../models/providers.ts';
-import type { JobRunInput } from '../../modules/jobs/runner-contract.ts';
+import type { JobRunInput } from '../../modules/jobs/index.ts';
 import { buildAgentInstructions } from '../instructions.ts';
 import type { AgentLimits } from '../limits.ts';
 import { type AgentOutcome, runAgent } from '../loop.ts';

@@ -4,8 +4,7 @@
 import type { PullRequestResult } from '../../code-hosts/contract.ts';
 import { CodeHostError } from '../../code-hosts/contract.ts';
 import { ModelFailure } from '../../models/errors.ts';
-import type { JobFailureCode } from '../../modules/jobs/failure-codes.ts';
-import type { JobRunResult, JobUsage } from '../../modules/jobs/runner-contract.ts';
+import type { JobFailureCode, JobRunResult, JobUsage } from '../../modules/jobs/index.ts';
 import type { AgentOutcome, StopReason } from '../loop.ts';
 import { nothingChangedNote, stopNote } from '../pull-request-text.ts';
 import { WorkspaceFailure } from '../workspace/failures.ts';

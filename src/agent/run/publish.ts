@@ -2,7 +2,7 @@
 // of its base it is pushed (never forced) and its pull request opened, or the open one updated.
 import type { CodeHost, PullRequestResult } from '../../code-hosts/contract.ts';
 import type { Config } from '../../config/config.ts';
-import type { JobRunInput } from '../../modules/jobs/runner-contract.ts';
+import type { JobRunInput } from '../../modules/jobs/index.ts';
 import type { AgentOutcome } from '../loop.ts';
 import { commitMessage, pullRequestBody, pullRequestTitle } from '../pull-request-text.ts';
 import type { JobWorkspace } from '../workspace/job-workspace.ts';

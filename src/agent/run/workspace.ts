@@ -2,7 +2,7 @@
 // time) and the worktree put on the job's branch while the model starts (see "A run, step by step"
 // in docs/agent-jobs.md). Every tool call waits for the worktree. If the worktree cannot be made,
 // `lost` aborts the model call and the workspace's failure becomes the job's.
-import type { JobRunInput } from '../../modules/jobs/runner-contract.ts';
+import type { JobRunInput } from '../../modules/jobs/index.ts';
 import type { BranchSoFar } from '../instructions.ts';
 import { WorkspaceFailure } from '../workspace/failures.ts';
 import type { JobWorkspace } from '../workspace/job-workspace.ts';

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { ConfigError, loadConfig, readExtraAgentLists } from '../../config/config.ts';
+import { ConfigError, loadConfig, readDatabaseLocation, readExtraAgentLists } from '../../config/config.ts';
 import { withSecretKey } from '../../config/secret-key-file.ts';
 import type { SyncResult, UnrecognizedAgentReport } from '../../modules/analytics/index.ts';
 import {

@@ -2,7 +2,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config/config.ts';
 import { withSecretKey } from '../../config/secret-key-file.ts';
-import { useSyncedAgents } from '../../modules/analytics/classification/context.ts';
 import type { FieldMap } from '../../modules/analytics/index.ts';
 import {
   DEFAULT_CHUNK_LIMITS,

@@ -3,8 +3,6 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config/config.ts';
 import { withSecretKey } from '../../config/secret-key-file.ts';
 import { KEY_SCOPES, parseExpiry } from '../../modules/keys/index.ts';
-import { KEY_SCOPES } from '../../modules/keys/queries.ts';
-import { parseExpiry } from '../../modules/keys/service.ts';
 import { keysCreate } from '../commands/keys-create.ts';
 import { keysList } from '../commands/keys-list.ts';
 import { keysRevoke } from '../commands/keys-revoke.ts';

@@ -13,7 +13,6 @@ import { errorResponses } from '../../../http/openapi.ts';
 import { jsonValueError, jsonValueProblem } from '../../../http/request-text.ts';
 import { hourOf } from '../../../util/time.ts';
 import { findProject } from '../../projects/index.ts';
-import { selectProject } from '../../projects/queries.ts';
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
 import { classifyRecord } from '../classification/pipeline.ts';
 import { type GroupCommitOptions, GroupCommitWriter } from '../ingest/group-commit.ts';

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { startWorkerProcess, type WorkerProcess } from '../e2e/worker-process.ts';
-import { createPostgresDatabase, TEST_DATABASE_URL } from '../helpers/databases.ts';
+import { createPostgresDatabase, postgresAvailability } from '../helpers/databases.ts';
 import { startTcpProxy, type TcpProxy } from '../metrics/tcp-proxy.ts';
 import {
   cliEnv,
@@ -23,18 +23,8 @@ import {
   tempDataDir,
 } from './cli-process.ts';
 
-const unreachable = await (async () => {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    return false;
-  } catch (error) {
-    return `PostgreSQL at ${TEST_DATABASE_URL} is unreachable (${(error as Error).message})`;
-  } finally {
-    await client.end().catch(() => {});
-  }
-})();
-const skip = unreachable && process.env.CI !== 'true' ? unreachable : false;
+// In CI an unreachable server fails the run instead of skipping.
+const { problem: unreachable, skip } = await postgresAvailability();
 
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/143.0.0.0 Safari/537.36';

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { createPostgresDatabase, TEST_DATABASE_URL } from '../helpers/databases.ts';
+import { createPostgresDatabase, postgresAvailability } from '../helpers/databases.ts';
 import {
   apiGet,
   cliEnv,
@@ -19,19 +19,8 @@ import {
   tempDataDir,
 } from './cli-process.ts';
 
-const unreachable = await (async () => {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    return false;
-  } catch (error) {
-    return `PostgreSQL at ${TEST_DATABASE_URL} is unreachable (${(error as Error).message})`;
-  } finally {
-    await client.end().catch(() => {});
-  }
-})();
 // In CI an unreachable server fails the run instead of skipping.
-const skip = unreachable && process.env.CI !== 'true' ? unreachable : false;
+const { problem: unreachable, skip } = await postgresAvailability();
 
 /** The database URL with a password that trust authentication ignores, to check it never leaks. */
 function withPassword(url: string, password: string): string {

@@ -32,6 +32,16 @@ function postgresProblem(): Promise<string | null> {
   return reachable;
 }
 
+/**
+ * For suites that run on PostgreSQL alone: why it is unreachable (null when it answers), and the
+ * describe() skip that goes with it — the reason outside CI, false in CI, where the suite's
+ * before() must fail on `problem` instead.
+ */
+export async function postgresAvailability(): Promise<{ problem: string | null; skip: string | false }> {
+  const problem = await postgresProblem();
+  return { problem, skip: problem !== null && !IN_CI ? problem : false };
+}
+
 /** A new empty PostgreSQL database; returns its URL and a function that drops it. */
 export async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `dw_test_${randomBase62(12).toLowerCase()}`;

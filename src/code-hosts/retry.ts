@@ -3,45 +3,35 @@
 // should wait a little and try again, and otherwise fail with a clear reason. Each request is
 // retried on its own (not the whole open-or-update sequence), so a retried "create" that had in
 // fact succeeded meets the host's "already exists" answer, which the adapters turn into a reuse.
+// The waits follow the runtime's one retry policy (a leaf module: adapters may import it).
+import { EQUAL_JITTER, type RetryPolicy, retrying } from '../runtime/retry-policy.ts';
 import { CodeHostError } from './errors.ts';
 
-export interface RetryPolicy {
-  /** Tries in all, the first included. */
-  attempts: number;
-  /** Wait before the second try; doubles each time. */
-  baseDelayMs: number;
-  /** No single wait is longer, whatever Retry-After says (a job should fail rather than stall). */
-  maxDelayMs: number;
-}
+export type { RetryPolicy } from '../runtime/retry-policy.ts';
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 20_000 };
+/**
+ * Four tries in all; no single wait is longer than 20 s, whatever Retry-After says (a job should
+ * fail rather than stall).
+ */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  attempts: 4,
+  baseDelayMs: 500,
+  maxDelayMs: 20_000,
+  jitter: EQUAL_JITTER,
+};
 
-export async function withRetries<T>(
+export function withRetries<T>(
   policy: RetryPolicy,
   signal: AbortSignal | undefined,
   attempt: () => Promise<T>,
 ): Promise<T> {
-  for (let tryNumber = 1; ; tryNumber++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof CodeHostError) || !error.retryable || tryNumber >= policy.attempts) throw error;
-      if (signal?.aborted) throw error;
-      const backoff = policy.baseDelayMs * 2 ** (tryNumber - 1);
-      const asked = error.retryAfterSeconds === undefined ? 0 : error.retryAfterSeconds * 1000;
-      await sleep(Math.min(policy.maxDelayMs, Math.max(backoff, asked)), signal);
-    }
-  }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
+  return retrying(policy, attempt, {
+    signal,
+    // The request then meets the aborted signal and fails as a CodeHostError, as callers expect.
+    abortedWait: 'call-again',
+    retryable: (error) =>
+      error instanceof CodeHostError && error.retryable
+        ? { retryAfterMs: error.retryAfterSeconds === undefined ? null : error.retryAfterSeconds * 1000 }
+        : null,
   });
 }

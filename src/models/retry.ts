@@ -6,22 +6,27 @@
 // lockstep), and it retries any 429 including "out of credit" ones. Here the base is configurable
 // (tests use a few milliseconds), waits get jitter, retry-after-ms / retry-after are honoured up to
 // a cap, and quota 429s are not retried. Callers must pass maxRetries: 0 to the AI SDK so the two
-// do not multiply (the agent loop does).
-import { setTimeout as sleep } from 'node:timers/promises';
+// do not multiply (the agent loop does). The waits follow the runtime's one retry policy.
 import type { LanguageModelMiddleware } from 'ai';
-import { describeProviderError, type FailureContext, isAbortError, modelFailureFrom } from './classify.ts';
+import {
+  EQUAL_JITTER,
+  nextRetryDelayMs,
+  backoffDelayMs as policyBackoffDelayMs,
+  type RetryPolicy,
+  retrying,
+} from '../runtime/retry-policy.ts';
+import { describeProviderError, type FailureContext, modelFailureFrom } from './classify.ts';
 import { redactSecrets } from './redact.ts';
 
-export interface RetryPolicy {
-  /** Retries after the first attempt (0 turns retrying off). */
-  maxRetries: number;
-  /** The first backoff; it doubles with each retry. */
-  baseDelayMs: number;
-  /** No wait is longer than this, whether from backoff or from the provider's retry-after. */
-  maxDelayMs: number;
-}
+export type { RetryPolicy } from '../runtime/retry-policy.ts';
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 4, baseDelayMs: 1000, maxDelayMs: 60_000 };
+/** Five attempts in all; "equal jitter" (half of each wait fixed, half random). */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  attempts: 5,
+  baseDelayMs: 1000,
+  maxDelayMs: 60_000,
+  jitter: EQUAL_JITTER,
+};
 
 export interface RetryEvent {
   /** The attempt that failed (1 for the first call). */
@@ -42,60 +47,56 @@ export interface RetryOptions {
   context: FailureContext;
 }
 
-/** Exponential backoff with "equal jitter": half of each wait is fixed, half random. */
+/** Exponential backoff with jitter (the runtime's policy), for the retry after `retry` failures. */
 export function backoffDelayMs(
   retry: number,
-  policy: RetryPolicy,
+  policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs' | 'jitter'>,
   random: () => number = Math.random,
 ): number {
-  const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
-  return exponential / 2 + (random() * exponential) / 2;
+  return policyBackoffDelayMs(policy, retry, random);
 }
 
 /** The provider's retry-after when it gave one (capped), else backoff. */
 export function retryDelayMs(
   retry: number,
   retryAfterMs: number | null,
-  policy: RetryPolicy,
+  policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs' | 'jitter'>,
   random: () => number = Math.random,
 ): number {
-  if (retryAfterMs !== null) return Math.min(Math.max(0, retryAfterMs), policy.maxDelayMs);
-  return backoffDelayMs(retry, policy, random);
+  return (
+    nextRetryDelayMs({ ...policy, attempts: Number.POSITIVE_INFINITY }, retry, retryAfterMs, random) ?? 0
+  );
 }
 
 /**
  * Runs a provider call, retrying what the provider says is transient. What cannot be retried, or
- * still fails after the last retry, is thrown as a ModelFailure (model_error); aborts and
- * docwright's own faults are thrown unchanged.
+ * still fails after the last attempt, is thrown as a ModelFailure (model_error); aborts and
+ * docwright's own faults are thrown unchanged. A cancel during a wait rejects with an AbortError.
  */
-export async function callWithRetries<T>(
+export function callWithRetries<T>(
   call: () => PromiseLike<T>,
   signal: AbortSignal | undefined,
   options: RetryOptions,
 ): Promise<T> {
   const policy = { ...DEFAULT_RETRY_POLICY, ...options.policy };
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (isAbortError(error) || signal?.aborted) throw error;
+  return retrying(policy, call, {
+    signal,
+    ...(options.random ? { random: options.random } : {}),
+    retryable: (error) => {
       const info = describeProviderError(error);
-      if (info === null) throw error;
-      if (!info.retryable || attempt > policy.maxRetries) {
-        throw modelFailureFrom(error, { ...options.context, attempts: attempt }) ?? error;
-      }
-      const delayMs = retryDelayMs(attempt, info.retryAfterMs, policy, options.random);
+      return info?.retryable ? info : null;
+    },
+    onRetry: ({ failedTries, delayMs, why }) =>
       options.onRetry?.({
-        attempt,
+        attempt: failedTries,
         delayMs,
-        statusCode: info.statusCode,
-        fromRetryAfter: info.retryAfterMs !== null,
-        message: redactSecrets(info.message, options.context.secrets),
-      });
-      // Rejects with an AbortError when the run is cancelled or out of time during the wait.
-      await sleep(delayMs, undefined, signal ? { signal } : undefined);
-    }
-  }
+        statusCode: why.statusCode,
+        fromRetryAfter: why.retryAfterMs !== null,
+        message: redactSecrets(why.message, options.context.secrets),
+      }),
+    // Aborts and docwright's own faults are no provider's failure: modelFailureFrom leaves them.
+    giveUp: (error, tries) => modelFailureFrom(error, { ...options.context, attempts: tries }) ?? error,
+  });
 }
 
 export function retryMiddleware(options: RetryOptions): LanguageModelMiddleware {

@@ -208,7 +208,7 @@ async function buildHarness(
     config,
     logger,
     codeHost,
-    model: { retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 } },
+    model: { retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 } },
     saveDiff: (jobId, diff) => saveJobDiff(db, jobId, diff),
     ...(options.gitRunner
       ? {

@@ -125,7 +125,7 @@ test('a dropped connection (network failure) is retried', async () => {
 test('retries run out: model_error saying how many attempts, marked retryable', async () => {
   const first = server.requests.length;
   server.enqueue(...Array.from({ length: 3 }, () => reply.error(503, { message: 'overloaded' })));
-  const { model } = modelFor(server, 'anthropic', { retry: { ...FAST_RETRY, maxRetries: 2 } });
+  const { model } = modelFor(server, 'anthropic', { retry: { ...FAST_RETRY, attempts: 3 } });
   await assert.rejects(
     generateText({ model, prompt: 'hi', maxRetries: 0 }),
     expectModelFailure((failure) => {

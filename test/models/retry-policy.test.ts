@@ -5,7 +5,7 @@ import { retryAfterMs } from '../../src/models/classify.ts';
 import { redactSecrets } from '../../src/models/redact.ts';
 import { backoffDelayMs, retryDelayMs } from '../../src/models/retry.ts';
 
-const policy = { maxRetries: 4, baseDelayMs: 100, maxDelayMs: 1000 };
+const policy = { attempts: 5, baseDelayMs: 100, maxDelayMs: 1000 };
 
 test('backoff doubles, keeps half of each wait fixed, and is capped', () => {
   assert.equal(

@@ -96,7 +96,7 @@ test('every attempt waits too long: model_error after the retries, marked retrya
   const first = server.requests.length;
   server.enqueue(reply.hang(), reply.stall(), reply.hang());
   const { model } = modelFor(server, 'openai', {
-    retry: { ...FAST_RETRY, maxRetries: 2 },
+    retry: { ...FAST_RETRY, attempts: 3 },
     timeoutMs: TIMEOUT_MS,
   });
   await assert.rejects(generateText({ model, prompt: 'hi', maxRetries: 0 }), (error: unknown) => {

@@ -10,6 +10,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../../db/database.ts';
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
+import { WorkLoop } from '../../runtime/index.ts';
 import type { Logger } from '../../util/logger.ts';
 import { scrubSecrets } from '../../util/logger.ts';
 import { getProject } from '../projects/index.ts';
@@ -53,6 +54,8 @@ export interface JobWorkerObserver {
   finished(outcome: { status: 'completed' | 'failed'; code: string | null; usage: JobUsage | null }): void;
 }
 
+type ClaimedJob = NonNullable<Awaited<ReturnType<typeof claimNextJob>>>;
+
 interface Running {
   controller: AbortController;
   done: Promise<void>;
@@ -64,15 +67,34 @@ export class JobWorker {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private readonly options: Required<Omit<WorkerOptions, 'observer'>> & Pick<WorkerOptions, 'observer'>;
   private readonly running = new Map<string, Running>();
-  private stopping = false;
-  private started = false;
-  private pumping: Promise<void> | null = null;
-  private pumpAgain = false;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private unlisten: (() => Promise<void>) | null = null;
+  private readonly loop: WorkLoop<ClaimedJob>;
 
   constructor(options: WorkerOptions) {
     this.options = { pollIntervalMs: 2000, ...options };
+    const { db, logger, maxAttempts } = this.options;
+    this.loop = new WorkLoop<ClaimedJob>({
+      concurrency: this.options.concurrency,
+      pollIntervalMs: this.options.pollIntervalMs,
+      notifications: {
+        source: db,
+        channel: 'docwright_jobs',
+        intercept: (jobId) => this.onNotification(jobId),
+      },
+      beforeClaim: () => this.failJobsOutOfTries(),
+      // One job per claim, launched before the next is claimed: the first starts soonest.
+      claimBatch: 1,
+      claim: async () => {
+        const job = await claimNextJob(db, { owner: this.id, leaseMs: this.options.leaseMs, maxAttempts });
+        return job ? [job] : [];
+      },
+      run: (job, signal) => this.launch(job, signal),
+      onClaimError: (error) =>
+        logger.error({ err: error }, 'worker could not claim jobs; retrying at the next poll'),
+      // Only the database can fail here (the runner's own failures are outcomes): the lease
+      // runs out and the job is taken again.
+      onRunError: (error, job) =>
+        logger.error({ err: error, jobId: job.id }, 'job run ended without its outcome'),
+    });
   }
 
   get activeJobIds(): string[] {
@@ -80,28 +102,12 @@ export class JobWorker {
   }
 
   async start(): Promise<void> {
-    if (this.started) return;
-    this.started = true;
-    this.unlisten = await this.options.db.listen('docwright_jobs', (jobId) => this.onNotification(jobId));
-    this.pollTimer = setInterval(() => this.nudge(), this.options.pollIntervalMs);
-    this.pollTimer.unref();
-    this.nudge();
+    await this.loop.start();
   }
 
   /** Look for work now (a job was created or re-activated in this process). */
   nudge(): void {
-    if (this.stopping || !this.started) return;
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = this.pump().finally(() => {
-      this.pumping = null;
-      if (this.pumpAgain) {
-        this.pumpAgain = false;
-        this.nudge();
-      }
-    });
+    this.loop.wake();
   }
 
   /**
@@ -109,32 +115,15 @@ export class JobWorker {
    * them back (another worker takes them at once, without using up a try).
    */
   async stop(graceMs = 10_000): Promise<void> {
-    this.stopping = true;
-    clearInterval(this.pollTimer);
-    await this.unlisten?.().catch(() => {});
-    await this.pumping;
-    const all = [...this.running.values()].map((r) => r.done);
-    let timer: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, graceMs);
-    });
-    await Promise.race([Promise.all(all), graceOver]);
-    clearTimeout(timer);
-    for (const run of this.running.values()) {
-      run.abortReason ??= 'shutdown';
-      run.controller.abort(new Error('worker shutting down'));
-    }
-    await Promise.all([...this.running.values()].map((r) => r.done));
+    await this.loop.stop(graceMs);
   }
 
-  private onNotification(jobId: string): void {
+  /** A notification about a job we run means it changed under us (cancel): look now. */
+  private onNotification(jobId: string): boolean {
     const run = this.running.get(jobId);
-    if (run) {
-      // A notification about a job we run means it changed under us (cancel): look now.
-      void this.checkStillOurs(jobId, run);
-      return;
-    }
-    this.nudge();
+    if (!run) return false;
+    void this.checkStillOurs(jobId, run);
+    return true;
   }
 
   private async checkStillOurs(jobId: string, run: Running): Promise<void> {
@@ -149,55 +138,49 @@ export class JobWorker {
     }
   }
 
-  private async pump(): Promise<void> {
+  private async failJobsOutOfTries(): Promise<void> {
     const { db, logger, maxAttempts } = this.options;
-    try {
-      const lost = await failAbandonedJobs(
-        db,
-        maxAttempts,
-        `The worker running this job stopped ${maxAttempts} times before it finished (crash or kill); giving up.`,
-      );
-      for (const id of lost) {
-        await insertEvent(db, id, 'failed', { code: 'worker_lost' });
-        logger.warn({ jobId: id }, 'job failed: worker_lost');
-      }
-      while (!this.stopping && this.running.size < this.options.concurrency) {
-        const job = await claimNextJob(db, { owner: this.id, leaseMs: this.options.leaseMs, maxAttempts });
-        if (!job) break;
-        this.launch(job);
-      }
-    } catch (error) {
-      logger.error({ err: error }, 'worker could not claim jobs; retrying at the next poll');
+    const lost = await failAbandonedJobs(
+      db,
+      maxAttempts,
+      `The worker running this job stopped ${maxAttempts} times before it finished (crash or kill); giving up.`,
+    );
+    for (const id of lost) {
+      await insertEvent(db, id, 'failed', { code: 'worker_lost' });
+      logger.warn({ jobId: id }, 'job failed: worker_lost');
     }
   }
 
-  private launch(job: Awaited<ReturnType<typeof claimNextJob>> & object): void {
+  private launch(job: ClaimedJob, shutdown: AbortSignal): Promise<void> {
     const controller = new AbortController();
     const run: Running = { controller, done: Promise.resolve(), abortReason: null };
+    shutdown.addEventListener(
+      'abort',
+      () => {
+        run.abortReason ??= 'shutdown';
+        run.controller.abort(new Error('worker shutting down'));
+      },
+      { once: true },
+    );
     // This worker may still be running an earlier try of the same job whose lease ran out before
     // a heartbeat got through (our claim proves it is lost). That try is stopped, and this one
     // starts once it has ended: two tries of a job never share its worktree, and the map keeps
-    // one entry per job that stop() can wait on.
+    // one entry per job.
     const previous = this.running.get(job.id);
     if (previous && previous.abortReason === null) {
       previous.abortReason = 'lease_lost';
       previous.controller.abort(new Error('job taken again after its lease ran out'));
     }
     this.running.set(job.id, run);
-    run.done = (previous?.done ?? Promise.resolve())
+    run.done = (previous ? previous.done.catch(() => {}) : Promise.resolve())
       .then(() => this.execute(job, run))
-      .catch((error: unknown) => {
-        // Only the database can fail here (the runner's own failures are outcomes): the lease
-        // runs out and the job is taken again. A rejection left unhandled would end the process.
-        this.options.logger.error({ err: error, jobId: job.id }, 'job run ended without its outcome');
-      })
       .finally(() => {
         if (this.running.get(job.id) === run) this.running.delete(job.id);
-        this.nudge();
       });
+    return run.done;
   }
 
-  private async execute(job: Awaited<ReturnType<typeof claimNextJob>> & object, run: Running): Promise<void> {
+  private async execute(job: ClaimedJob, run: Running): Promise<void> {
     const log = this.options.logger.child({ jobId: job.id, attempt: job.attempts });
     const cleanups: (() => Promise<void>)[] = [];
     try {
@@ -210,7 +193,7 @@ export class JobWorker {
   }
 
   private async runAndRecord(
-    job: Awaited<ReturnType<typeof claimNextJob>> & object,
+    job: ClaimedJob,
     run: Running,
     log: Logger,
     deferCleanup: (task: () => Promise<void>) => void,
@@ -306,7 +289,7 @@ export class JobWorker {
    * run out and the job is run again (a new attempt), so nothing is left `active` for good.
    */
   private async recordOutcome(
-    job: Awaited<ReturnType<typeof claimNextJob>> & object,
+    job: ClaimedJob,
     result: JobRunResult,
     log: Logger,
   ): Promise<boolean | 'unwritten'> {
@@ -315,7 +298,7 @@ export class JobWorker {
       try {
         return await this.writeOutcome(job, result);
       } catch (error) {
-        if (!isDatabaseUnavailable(error) || this.stopping || Date.now() + wait > deadline) {
+        if (!isDatabaseUnavailable(error) || this.loop.stopping || Date.now() + wait > deadline) {
           log.error(
             { err: error },
             'could not write the job outcome; the job runs again once its lease runs out',
@@ -328,10 +311,7 @@ export class JobWorker {
     }
   }
 
-  private async writeOutcome(
-    job: Awaited<ReturnType<typeof claimNextJob>> & object,
-    result: JobRunResult,
-  ): Promise<boolean> {
+  private async writeOutcome(job: ClaimedJob, result: JobRunResult): Promise<boolean> {
     const finished = await this.options.db.transaction(async (tx) => {
       const row = await finishJob(tx, job.id, this.id, {
         status: result.status,

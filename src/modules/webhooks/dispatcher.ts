@@ -9,6 +9,7 @@
 // work at once; a timer set to the next retry's due time handles retries, and a slow poll
 // catches what a notification cannot (leases of dead dispatchers).
 import type { Database } from '../../db/database.ts';
+import { WorkLoop } from '../../runtime/index.ts';
 import type { Logger } from '../../util/logger.ts';
 import { readProjectSecret } from '../projects/index.ts';
 import { DEFAULT_RETRY_DELAYS_MS, nextRetryDelayMs } from './backoff.ts';
@@ -46,13 +47,7 @@ export interface WebhookDispatcherOptions {
 
 export class WebhookDispatcher {
   private readonly options: Required<WebhookDispatcherOptions>;
-  private readonly inFlight = new Set<Promise<void>>();
-  private started = false;
-  private stopping = false;
-  private pumping: Promise<void> | null = null;
-  private pumpAgain = false;
-  private timer: NodeJS.Timeout | undefined;
-  private unlisten: (() => Promise<void>) | null = null;
+  private readonly loop: WorkLoop<DeliveryRow>;
 
   constructor(options: WebhookDispatcherOptions) {
     const timeoutMs = options.timeoutMs ?? 10_000;
@@ -64,6 +59,23 @@ export class WebhookDispatcher {
       pollIntervalMs: 30_000,
       ...options,
     };
+    const { db, logger, leaseMs } = this.options;
+    this.loop = new WorkLoop<DeliveryRow>({
+      concurrency: this.options.concurrency,
+      pollIntervalMs: this.options.pollIntervalMs,
+      notifications: { source: db, channel: WEBHOOKS_CHANNEL },
+      claim: (limit) => claimDueDeliveries(db, limit, leaseMs),
+      run: (row) => this.attempt(row),
+      // The timer is set to the earliest pending retry, or the poll interval if that is sooner.
+      untilNextDueMs: async () => {
+        const next = await selectNextDueTime(db);
+        return next === null ? Number.POSITIVE_INFINITY : next.getTime() - Date.now();
+      },
+      onClaimError: (error) =>
+        logger.error({ err: error }, 'webhook dispatcher could not claim deliveries; retrying later'),
+      onRunError: (error, row) =>
+        logger.error({ err: error, deliveryId: row.id }, 'webhook attempt failed unexpectedly'),
+    });
   }
 
   /** Attempts a delivery gets before it is given up. */
@@ -72,81 +84,17 @@ export class WebhookDispatcher {
   }
 
   async start(): Promise<void> {
-    if (this.started) return;
-    this.started = true;
-    this.unlisten = await this.options.db.listen(WEBHOOKS_CHANNEL, () => this.wake());
-    this.wake();
+    await this.loop.start();
   }
 
   /** Stops claiming and waits for the attempts under way (each ends within the timeout). */
   async stop(): Promise<void> {
-    this.stopping = true;
-    clearTimeout(this.timer);
-    await this.unlisten?.().catch(() => {});
-    this.unlisten = null;
-    await this.pumping;
-    await Promise.all(this.inFlight);
+    await this.loop.stop();
   }
 
   /** Look for due deliveries now. */
   wake(): void {
-    if (this.stopping || !this.started) return;
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = this.pump().finally(() => {
-      this.pumping = null;
-      if (this.pumpAgain) {
-        this.pumpAgain = false;
-        this.wake();
-      }
-    });
-  }
-
-  private async pump(): Promise<void> {
-    const { db, logger, concurrency, leaseMs } = this.options;
-    try {
-      while (!this.stopping) {
-        const room = concurrency - this.inFlight.size;
-        if (room <= 0) return; // a finishing attempt wakes the pump again
-        const claimed = await claimDueDeliveries(db, room, leaseMs);
-        for (const row of claimed) this.launch(row);
-        if (claimed.length < room) break;
-      }
-      if (!this.stopping) await this.scheduleNext();
-    } catch (error) {
-      logger.error({ err: error }, 'webhook dispatcher could not claim deliveries; retrying later');
-      this.armTimer(this.options.pollIntervalMs);
-    }
-  }
-
-  private launch(row: DeliveryRow): void {
-    const attempt = this.attempt(row)
-      .catch((error: unknown) => {
-        this.options.logger.error({ err: error, deliveryId: row.id }, 'webhook attempt failed unexpectedly');
-      })
-      .finally(() => {
-        this.inFlight.delete(attempt);
-        this.wake();
-      });
-    this.inFlight.add(attempt);
-  }
-
-  /** Sets the timer for the earliest pending delivery, or the poll interval if that is sooner. */
-  private async scheduleNext(): Promise<void> {
-    const next = await selectNextDueTime(this.options.db);
-    const untilDue = next === null ? Number.POSITIVE_INFINITY : next.getTime() - Date.now();
-    this.armTimer(Math.max(0, Math.min(untilDue, this.options.pollIntervalMs)));
-  }
-
-  private armTimer(ms: number): void {
-    clearTimeout(this.timer);
-    if (this.stopping) return;
-    // Clock differences between this process and the database may make "due" a little late:
-    // a few extra milliseconds, never a busy loop.
-    this.timer = setTimeout(() => this.wake(), Math.max(ms, 5));
-    this.timer.unref();
+    this.loop.wake();
   }
 
   private async attempt(row: DeliveryRow): Promise<void> {

@@ -2,8 +2,11 @@
 // a while after the first group commit it was told of, then again as long as groups keep coming.
 // Waiting a little is the point: a merge costs per distinct rollup key, so one merge per second
 // under load writes each popular page's rows once instead of once per group commit. Exports do
-// not wait for it: they merge what is staged themselves before reading.
+// not wait for it: they merge what is staged themselves before reading. The runtime's Pump runs
+// it: one merge at a time, on a timer; merges of several processes are serialised by the advisory
+// lock mergeStagedViews takes.
 import type { Database } from '../../../db/database.ts';
+import { Pump } from '../../../runtime/index.ts';
 import { mergeStagedViews } from '../staged-views.ts';
 import type { ViewSums } from '../view-sums.ts';
 import type { CommitLog } from './commit-log.ts';
@@ -19,18 +22,26 @@ export class StagedViewMerger {
   readonly #db: Database;
   readonly #options: StagedMergerOptions;
   readonly #logger: CommitLog | undefined;
-  #timer: NodeJS.Timeout | null = null;
-  #running: Promise<void> | null = null;
+  /** One merge at a time; a group committed during one brings the next within delayMs. */
+  readonly #pump: Pump;
   /** What this process staged and has not merged yet, by staged row id: merged without reading back. */
   readonly #pending = new Map<number, ViewSums>();
   /** Their views (the overload check's measure). */
   #backlogViews = 0;
-  #closed = false;
 
   constructor(db: Database, options: Partial<StagedMergerOptions> = {}, logger?: CommitLog) {
     this.#db = db;
     this.#options = { ...DEFAULT_STAGED_MERGER, ...options };
     this.#logger = logger;
+    this.#pump = new Pump({
+      work: async () => {
+        await this.#merge();
+        // Groups committed during the merge may not all be in it: come back for them.
+        return this.#backlogViews > 0 ? this.#options.delayMs : undefined;
+      },
+      // A due merge is a pending write: like one, it keeps the process alive.
+      keepAlive: true,
+    });
   }
 
   get backlogViews(): number {
@@ -39,35 +50,20 @@ export class StagedViewMerger {
 
   /** Merges at once whatever an earlier process left staged (it may have been killed). */
   start(): void {
-    this.#schedule(0);
+    this.#pump.wakeWithin(0);
   }
 
   /** A group commit staged these sums as row `id`. */
   staged(id: number, sums: ViewSums): void {
     this.#pending.set(id, sums);
     this.#backlogViews += sums.views;
-    this.#schedule(this.#options.delayMs);
+    this.#pump.wakeWithin(this.#options.delayMs);
   }
 
   /** Stops the timer, waits for a running merge, then merges what is left. */
   async close(): Promise<void> {
-    this.#closed = true;
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
-    await this.#running;
+    await this.#pump.stop();
     await this.#merge();
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#closed || this.#timer !== null || this.#running !== null) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      this.#running = this.#merge().finally(() => {
-        this.#running = null;
-        // Groups committed during the merge may not all be in it: come back for them.
-        if (this.#backlogViews > 0) this.#schedule(this.#options.delayMs);
-      });
-    }, delayMs);
   }
 
   async #merge(): Promise<void> {

@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../../db/database.ts';
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
-import { WorkLoop } from '../../runtime/index.ts';
+import { backoffDelayMs, type RetryPolicy, WorkLoop } from '../../runtime/index.ts';
 import type { Logger } from '../../util/logger.ts';
 import { scrubSecrets } from '../../util/logger.ts';
 import { getProject } from '../projects/index.ts';
@@ -29,9 +29,16 @@ import {
   updateJobBranch,
 } from './worker-queries.ts';
 
-/** Waits between tries to write an outcome while the database is away: doubling up to the cap. */
-const OUTCOME_RETRY_FIRST_MS = 250;
-const OUTCOME_RETRY_MAX_MS = 5000;
+/**
+ * Waits between tries to write an outcome while the database is away: doubling up to the cap,
+ * without jitter. The tries end when the lease would, not after a count.
+ */
+const OUTCOME_RETRY: RetryPolicy = {
+  attempts: Number.POSITIVE_INFINITY,
+  baseDelayMs: 250,
+  maxDelayMs: 5000,
+  jitter: { min: 1, max: 1 },
+};
 
 export interface WorkerOptions {
   db: Database;
@@ -294,10 +301,11 @@ export class JobWorker {
     log: Logger,
   ): Promise<boolean | 'unwritten'> {
     const deadline = Date.now() + this.options.leaseMs;
-    for (let wait = OUTCOME_RETRY_FIRST_MS; ; wait = Math.min(wait * 2, OUTCOME_RETRY_MAX_MS)) {
+    for (let tries = 1; ; tries++) {
       try {
         return await this.writeOutcome(job, result);
       } catch (error) {
+        const wait = backoffDelayMs(OUTCOME_RETRY, tries);
         if (!isDatabaseUnavailable(error) || this.loop.stopping || Date.now() + wait > deadline) {
           log.error(
             { err: error },

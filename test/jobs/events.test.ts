@@ -394,7 +394,9 @@ await forEachBackend('job events stream', ({ db, backend }) => {
         return completed(null);
       });
       const running = await newJob('json running');
-      await waitFor('start', () => worker.activeJobIds.includes(running.id));
+      // The worker lists the job as soon as it is claimed, a moment before its 'started' event
+      // is stored: wait for the event itself.
+      await waitFor('start', async () => (await storedEvents(running.id)).some((e) => e.type === 'started'));
       const snapshot = await fetch(eventsUrl(running.id, '?format=json'), {
         headers: bearer(seeded.readKey),
       });

@@ -1,12 +1,10 @@
-// The one error type every layer throws for an answer a client should see. Each code is defined
-// once, with its HTTP status and a description, through defineErrors() in the module that owns
-// it; src/errors/registry.ts gathers them all and docs/errors.md documents them.
+// The one error type every layer throws for an answer a client should see. Each code is declared
+// once, with its HTTP status and a description, in the contract (src/contract/error-codes.ts);
+// the module that answers it turns its table into factories with defineErrors(), and
+// src/contract/error-registry.ts gathers them all for docs/errors.md.
+import type { ErrorSpec } from '../contract/index.ts';
 
-export interface ErrorSpec {
-  status: number;
-  /** One sentence for docs/errors.md: when this code is answered. */
-  description: string;
-}
+export type { ErrorSpec };
 
 export interface ErrorDetail {
   /** Where the problem is: query, params, body, header. */

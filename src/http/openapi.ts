@@ -2,32 +2,12 @@
 // /openapi.json, and a readable docs page at /docs (Swagger UI, served from the package: no CDN).
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { Type } from 'typebox';
 import packageJson from '../../package.json' with { type: 'json' };
+import { ErrorBodySchema } from '../contract/index.ts';
 import type { App } from './context.ts';
 
 /** The document and the docs page name the package and its version, not the generator's defaults. */
 const API_TITLE = `${packageJson.name} API`;
-
-export const ErrorBodySchema = Type.Object(
-  {
-    error: Type.String({ description: 'What went wrong, for people.' }),
-    code: Type.String({ description: 'Stable machine-readable code; see docs/errors.md.' }),
-    details: Type.Optional(
-      Type.Array(
-        Type.Object({
-          location: Type.Optional(Type.String()),
-          name: Type.Optional(Type.String()),
-          message: Type.String(),
-        }),
-      ),
-    ),
-    requestId: Type.String({
-      description: 'Quote it when reporting a problem; also in the x-request-id header.',
-    }),
-  },
-  { $id: 'ErrorBody', title: 'Error' },
-);
 
 /** The error answers every authenticated route may give, for its schema.response. */
 export function errorResponses(...statuses: number[]): Record<number, { $ref: string }> {

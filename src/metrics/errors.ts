@@ -1,10 +1,6 @@
 // Error codes of the /metrics endpoint.
+// Codes, statuses and descriptions are in the contract (src/contract/error-codes.ts).
+import { METRICS_ERROR_CODES } from '../contract/index.ts';
 import { defineErrors } from '../errors/app-error.ts';
 
-export const metricsErrors = defineErrors({
-  metrics_token_required: {
-    status: 401,
-    description:
-      'DOCWRIGHT_METRICS_TOKEN is set and the /metrics request did not send it as "Authorization: Bearer <token>".',
-  },
-});
+export const metricsErrors = defineErrors(METRICS_ERROR_CODES);

@@ -3,18 +3,20 @@
 // callers catch a family (`instanceof NotFoundError`) and `hasCode()` narrows to one code. A
 // request that got no answer at all is a DocwrightNetworkError instead, so callers can tell "the
 // server said no" from "the server was not reached".
-import type { httpErrors } from '../errors/request-errors.ts';
-import type { analyticsErrors } from '../modules/analytics/errors.ts';
-import type { ingestErrors } from '../modules/analytics/ingest/errors.ts';
-import type { jobErrors } from '../modules/jobs/errors.ts';
+import type {
+  ANALYTICS_ERROR_CODES,
+  HTTP_ERROR_CODES,
+  INGEST_ERROR_CODES,
+  JOB_ERROR_CODES,
+} from '../contract/error-codes.ts';
 import type { ErrorDetail, Job } from './types.ts';
 
-/** Every code the server defines (type only: taken from the modules' defineErrors tables). */
+/** The codes the API answers with (type only: from the contract's error-code tables). */
 export type KnownErrorCode =
-  | keyof typeof httpErrors
-  | keyof typeof jobErrors
-  | keyof typeof analyticsErrors
-  | keyof typeof ingestErrors;
+  | keyof typeof HTTP_ERROR_CODES
+  | keyof typeof JOB_ERROR_CODES
+  | keyof typeof ANALYTICS_ERROR_CODES
+  | keyof typeof INGEST_ERROR_CODES;
 
 /** Codes the client itself uses for answers that are not the API's error body. */
 export type ClientErrorCode = 'unexpected_response';

@@ -1,5 +1,9 @@
 // docwright/client: the typed client of the docwright API. Fetch-based, with no Node-only imports,
 // so it runs in Node 22+, Deno, Bun and browsers. See docs/client.md.
+
+// Run-time values of the contract come from its import-free files, so the client loads no package.
+export { JOB_EVENT_TYPES, type JobEventType } from '../contract/job-events.ts';
+export { FINAL_JOB_STATUSES, isFinalStatus } from '../contract/job-statuses.ts';
 export {
   type AllViewsOptions,
   type CallOptions,
@@ -34,26 +38,24 @@ export {
 export type { StreamJobEventsOptions } from './job-events.ts';
 export { type SseMessage, SseParser } from './sse.ts';
 export { parseRetryAfter } from './transport.ts';
-export {
-  type AgentReport,
-  type AgentRow,
-  type AgentsQuery,
-  type ErrorBody,
-  type ErrorDetail,
-  FINAL_JOB_STATUSES,
-  isFinalStatus,
-  type Job,
-  type JobEvent,
-  type JobFailureCode,
-  type JobList,
-  type JobStatus,
-  type PageViewReport,
-  type PageViewRow,
-  type PageViewTotals,
-  type PromptBody,
-  type TimeseriesBucket,
-  type TimeseriesQuery,
-  type TimeseriesReport,
-  type ViewsQuery,
+export type {
+  AgentReport,
+  AgentRow,
+  AgentsQuery,
+  ErrorBody,
+  ErrorDetail,
+  Job,
+  JobEvent,
+  JobFailureCode,
+  JobList,
+  JobStatus,
+  PageViewReport,
+  PageViewRow,
+  PageViewTotals,
+  PromptBody,
+  TimeseriesBucket,
+  TimeseriesQuery,
+  TimeseriesReport,
+  ViewsQuery,
 } from './types.ts';
 export type { WaitForJobOptions } from './wait-for-job.ts';

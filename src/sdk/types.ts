@@ -1,19 +1,24 @@
-// The request and response shapes of the API, taken from the TypeBox schemas the server validates
-// with. Every import here is `import type`: type stripping erases them, so at run time the client
-// loads nothing of the server (test/sdk/isolation.test.ts checks both).
+// The request and response shapes of the API: Static<> types of the contract's TypeBox schemas,
+// the ones the server validates with. Every import here is `import type`: type stripping erases
+// them, so at run time the client loads neither the schemas nor typebox
+// (test/sdk/isolation.test.ts checks both).
 import type { Static } from 'typebox';
-import type { ErrorBodySchema } from '../http/openapi.ts';
 import type {
   AgentReportSchema,
   AgentsQuerySchema,
+  ErrorBody,
+  ErrorDetail,
+  JobEventSchema,
+  JobFailureCode,
+  JobListSchema,
+  JobSchema,
+  JobStatusSchema,
   PageViewReportSchema,
+  PromptBodySchema,
   TimeseriesQuerySchema,
   TimeseriesReportSchema,
   ViewsQuerySchema,
-} from '../modules/analytics/schemas.ts';
-import type { JobEventSchema } from '../modules/jobs/events/schemas.ts';
-import type { JobFailureCode } from '../modules/jobs/failure-codes.ts';
-import type { JobListSchema, JobSchema, JobStatusSchema, PromptBodySchema } from '../modules/jobs/schemas.ts';
+} from '../contract/index.ts';
 
 /** An agent job: the contract's fields (id, status, source, model, prLink, createdAt, archivedAt) and the additive ones. */
 export type Job = Static<typeof JobSchema>;
@@ -46,15 +51,5 @@ export type TimeseriesBucket = TimeseriesReport['buckets'][number];
 export type TimeseriesQuery = Static<typeof TimeseriesQuerySchema>;
 
 /** Why a failed job failed (job.error.code): cancelled, model_not_configured, pr_failed, ... */
-export type { JobFailureCode };
-
-/** The body of every 4xx/5xx answer. */
-export type ErrorBody = Static<typeof ErrorBodySchema>;
-export type ErrorDetail = NonNullable<ErrorBody['details']>[number];
-
-/** Statuses after which a job does not change unless someone acts on it. */
-export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'archived', 'failed'];
-
-export function isFinalStatus(status: JobStatus): boolean {
-  return FINAL_JOB_STATUSES.includes(status);
-}
+/** The body of every 4xx/5xx answer, and one entry of its details. */
+export type { ErrorBody, ErrorDetail, JobFailureCode };

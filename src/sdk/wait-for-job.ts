@@ -4,11 +4,13 @@
 // the stream).
 // Rate limits and overload (429, 503) are waited out as long as their Retry-After says; other
 // client errors (404, 401...) end the wait at once.
+
+import { isFinalStatus } from '../contract/job-statuses.ts';
 import { DocwrightError, DocwrightNetworkError, DocwrightTimeoutError } from './errors.ts';
 import { type StreamJobEventsOptions, streamJobEvents } from './job-events.ts';
 import { backoff, childController, sleep } from './timing.ts';
 import type { Transport } from './transport.ts';
-import { isFinalStatus, type Job, type JobEvent } from './types.ts';
+import type { Job, JobEvent } from './types.ts';
 
 export interface WaitForJobOptions {
   /** Give up after this long (ms) with a DocwrightTimeoutError; default: wait as long as it takes. */

@@ -25,7 +25,7 @@ import { MirrorLockTimeout, withMirrorLock } from '../../src/agent/workspace/mir
 import { checkRefName, checkRepositoryUrl } from '../../src/agent/workspace/repository-url.ts';
 import { createScrubber, secretsOfAuthorization } from '../../src/agent/workspace/scrub.ts';
 import { moveToTrash, sweepTrash } from '../../src/agent/workspace/trash.ts';
-import { JOB_FAILURE_CODES } from '../../src/modules/jobs/failure-codes.ts';
+import { JOB_FAILURE_CODES } from '../../src/contract/index.ts';
 import { newId } from '../../src/util/random.ts';
 
 const run = promisify(execFile);

@@ -3,8 +3,8 @@
 // parser, a Link header to the next page, and a walk over Link headers that visits every row.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { csvCell, toCsv } from '../../src/contract/index.ts';
 import type { App } from '../../src/http/context.ts';
-import { csvCell, toCsv } from '../../src/modules/analytics/csv.ts';
 import { exportFormat } from '../../src/modules/analytics/negotiate.ts';
 import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/rollups.ts';
 import { bearer, createTestApp, seedProject } from '../helpers/app.ts';

@@ -2,14 +2,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { IngestRecordSchema, MAX_BODY_BYTES, MAX_FUTURE_MS, MAX_RECORDS } from '../../src/contract/index.ts';
 import { DEFAULT_GROUP_COMMIT } from '../../src/modules/analytics/ingest/group-commit.ts';
 import { RECORD_REJECTIONS } from '../../src/modules/analytics/ingest/record-validation.ts';
-import {
-  IngestRecordSchema,
-  MAX_BODY_BYTES,
-  MAX_FUTURE_MS,
-  MAX_RECORDS,
-} from '../../src/modules/analytics/ingest/schemas.ts';
 
 const doc = readFileSync(new URL('../../docs/ingestion.md', import.meta.url), 'utf8');
 const section = (heading: string) => {

@@ -6,7 +6,7 @@ import { CodeHostError, type CodeHostFailureCode } from '../../src/code-hosts/co
 import { httpFailure, SecretScrubber } from '../../src/code-hosts/errors.ts';
 import { githubApiUrl, locateRepository, rootBelowApi, webBaseOf } from '../../src/code-hosts/locations.ts';
 import { withRetries } from '../../src/code-hosts/retry.ts';
-import { JOB_FAILURE_CODES } from '../../src/modules/jobs/failure-codes.ts';
+import { JOB_FAILURE_CODES } from '../../src/contract/index.ts';
 
 describe('repository URLs', () => {
   test('GitHub and Gitea: owner/name, with or without .git and a trailing slash', () => {

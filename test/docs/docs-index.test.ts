@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { JOB_FAILURE_CODES } from '../../src/modules/jobs/failure-codes.ts';
+import { JOB_FAILURE_CODES } from '../../src/contract/index.ts';
 
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
 const pages = readdirSync(DOCS).filter((name) => name.endsWith('.md') && name !== 'README.md');

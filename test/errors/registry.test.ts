@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { ERROR_REGISTRY, JOB_FAILURE_REGISTRY } from '../../src/errors/registry.ts';
+import { ERROR_REGISTRY, JOB_FAILURE_REGISTRY } from '../../src/contract/index.ts';
 
 const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 const section = (heading: string) => {

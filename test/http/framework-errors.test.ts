@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
-import { ERROR_REGISTRY } from '../../src/errors/registry.ts';
+import { ERROR_REGISTRY } from '../../src/contract/index.ts';
 import type { App } from '../../src/http/context.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';

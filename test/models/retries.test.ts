@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { generateText, streamText } from 'ai';
+import { JOB_FAILURE_CODES } from '../../src/contract/index.ts';
 import { ModelFailure } from '../../src/models/errors.ts';
 import type { RetryEvent } from '../../src/models/retry.ts';
-import { JOB_FAILURE_CODES } from '../../src/modules/jobs/failure-codes.ts';
 import { reply, type ScriptedLlmServer, startScriptedLlmServer } from '../stand-ins/scripted-llm-server.ts';
 import { FAST_RETRY, modelFor, PROVIDERS, TEST_KEY } from './helpers.ts';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { csvCell, toCsv } from '../../src/modules/analytics/csv.ts';
+import { csvCell, toCsv } from '../../src/contract/index.ts';
 import { csvField, viewsToCsv } from '../../src/sdk/csv.ts';
 import { parseCsv } from './csv-parse.ts';
 

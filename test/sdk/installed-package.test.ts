@@ -35,7 +35,7 @@ before(() => {
 });
 after(() => rmSync(project, { recursive: true, force: true }));
 
-test('Node imports docwright/client from node_modules as JavaScript, loading only the client', () => {
+test('Node imports docwright/client from node_modules as JavaScript, loading only the client and contract', () => {
   const script = `
     import { registerHooks } from 'node:module';
     const seen = [];
@@ -51,12 +51,17 @@ test('Node imports docwright/client from node_modules as JavaScript, loading onl
   });
   assert.equal(child.status, 0, child.stderr);
   const loaded = (JSON.parse(child.stdout) as string[]).filter((url) => url.startsWith('file:'));
-  const clientDir = pathToFileURL(join(installed, 'dist', 'sdk')).href;
+  // The client and the contract's files it uses, as JavaScript; no package (typebox) is loaded.
+  const dirs = ['sdk', 'contract'].map((dir) => pathToFileURL(join(installed, 'dist', dir)).href);
   assert.ok(loaded.length >= 5, loaded.join('\n'));
   assert.ok(
-    loaded.every((url) => url.startsWith(clientDir) && url.endsWith('.js')),
+    loaded.every((url) => dirs.some((dir) => url.startsWith(dir)) && url.endsWith('.js')),
     loaded.join('\n'),
   );
+});
+
+test('the build holds the client and the contract, nothing else of docwright', () => {
+  assert.deepEqual(readdirSync(join(installed, 'dist')).sort(), ['contract', 'sdk']);
 });
 
 test('a TypeScript project type-checks against the declarations, and catches a wrong use', () => {

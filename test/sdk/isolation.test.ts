@@ -1,7 +1,8 @@
 // The client must run outside Node (Deno, Bun, browsers) and without the server: it may import
-// nothing from node:, and at run time nothing outside src/sdk. Types come from the server's
-// schemas through `import type`, which type stripping erases: checked here on the source, on the
-// stripped JavaScript, and on the modules Node actually loads.
+// nothing from node:, and of docwright only the wire contract (src/contract). At run time it
+// loads only src/sdk and the contract's files that import nothing (no typebox, no package); the
+// types of the contract's schemas come through `import type`, which type stripping erases.
+// Checked here on the source, on the stripped JavaScript, and on the modules Node actually loads.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stripTypes } from '../helpers/strip-types.ts';
 
 const SDK = fileURLToPath(new URL('../../src/sdk/', import.meta.url));
+const CONTRACT = fileURLToPath(new URL('../../src/contract/', import.meta.url));
 const files = readdirSync(SDK, { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.ts'))
   .map((f) => join(SDK, f));
@@ -40,20 +42,46 @@ test('no file imports node: builtins, not even their types', () => {
   }
 });
 
-test('once types are stripped, every import is a file inside src/sdk', () => {
-  let serverTypeImports = 0;
+test('of docwright, the sdk imports only the contract, types included', () => {
+  let contractImports = 0;
   for (const file of files) {
-    const source = readFileSync(file, 'utf8');
-    serverTypeImports += specifiers(source).filter((s) => s.startsWith('../')).length;
-    const js = stripTypes(source);
-    for (const specifier of specifiers(js)) {
-      assert.ok(specifier.startsWith('./'), `${relative(SDK, file)} imports "${specifier}" at run time`);
+    for (const specifier of specifiers(readFileSync(file, 'utf8'))) {
+      if (!specifier.startsWith('.')) continue;
       const target = resolve(dirname(file), specifier);
-      assert.ok(target.startsWith(SDK), `${relative(SDK, file)} imports ${target}`);
+      if (target.startsWith(CONTRACT)) contractImports++;
+      assert.ok(
+        target.startsWith(SDK) || target.startsWith(CONTRACT),
+        `${relative(SDK, file)} imports ${target}`,
+      );
     }
   }
-  // The types do come from the server's schemas: if this drops to zero, the check above proves little.
-  assert.ok(serverTypeImports > 0, 'some files import types from the server schemas');
+  // The types do come from the contract: if this drops to zero, the check above proves little.
+  assert.ok(contractImports > 0, 'some files import from the contract');
+});
+
+/** The files a module imports once its types are stripped, following them through the contract. */
+function runTimeImports(file: string, seen = new Set<string>()): Set<string> {
+  for (const specifier of specifiers(stripTypes(readFileSync(file, 'utf8')))) {
+    assert.ok(
+      specifier.startsWith('./') || specifier.startsWith('../'),
+      `${file} imports "${specifier}" at run time`,
+    );
+    const target = resolve(dirname(file), specifier);
+    if (seen.has(target)) continue;
+    seen.add(target);
+    runTimeImports(target, seen);
+  }
+  return seen;
+}
+
+test('once types are stripped, every import is a file of src/sdk or the contract, and no package', () => {
+  const loaded = runTimeImports(join(SDK, 'index.ts'));
+  assert.ok(
+    [...loaded].some((f) => f.startsWith(CONTRACT)),
+    'the client uses values of the contract',
+  );
+  for (const target of loaded)
+    assert.ok(target.startsWith(SDK) || target.startsWith(CONTRACT), `the client loads ${target}`);
 });
 
 test('no Node-only globals in the code that runs', () => {
@@ -66,7 +94,7 @@ test('no Node-only globals in the code that runs', () => {
   }
 });
 
-test('loading docwright/client in Node loads only files of src/sdk', () => {
+test('loading docwright/client in Node loads only files of src/sdk and the contract', () => {
   const entry = pathToFileURL(join(SDK, 'index.ts')).href;
   const script = `
     import { registerHooks } from 'node:module';
@@ -80,7 +108,7 @@ test('loading docwright/client in Node loads only files of src/sdk', () => {
   assert.equal(child.status, 0, child.stderr);
   const loaded = JSON.parse(child.stdout) as string[];
   assert.ok(loaded.length >= 5, loaded.join('\n'));
-  const sdkUrl = pathToFileURL(SDK).href;
-  const outside = loaded.filter((url) => !url.startsWith(sdkUrl));
-  assert.deepEqual(outside, [], 'modules loaded from outside src/sdk');
+  const inside = [pathToFileURL(SDK).href, pathToFileURL(CONTRACT).href];
+  const outside = loaded.filter((url) => !inside.some((dir) => url.startsWith(dir)));
+  assert.deepEqual(outside, [], 'modules loaded from outside src/sdk and src/contract');
 });

@@ -3,8 +3,9 @@
 // the cause and holds no secret.
 import type { PullRequestResult } from '../../code-hosts/contract.ts';
 import { CodeHostError } from '../../code-hosts/contract.ts';
+import type { JobFailureCode } from '../../contract/index.ts';
 import { ModelFailure } from '../../models/errors.ts';
-import type { JobFailureCode, JobRunResult, JobUsage } from '../../modules/jobs/index.ts';
+import type { JobRunResult, JobUsage } from '../../modules/jobs/index.ts';
 import type { AgentOutcome, StopReason } from '../loop.ts';
 import { nothingChangedNote, stopNote } from '../pull-request-text.ts';
 import { WorkspaceFailure } from '../workspace/failures.ts';

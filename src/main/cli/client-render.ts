@@ -1,5 +1,7 @@
 // Text for people from the client commands' results: jobs, job lists, and the analytics exports.
 // Scripts use --json instead; nothing here is meant to be parsed.
+
+import { knownJobEventType } from '../../contract/index.ts';
 import type { Job, JobEvent, MergedAgentReport, MergedViewsReport } from '../../sdk/index.ts';
 import { countOf } from '../../util/plural.ts';
 import { table } from './output.ts';
@@ -55,7 +57,8 @@ export function describeEvent(event: JobEvent): string {
   const d = event.data as Record<string, unknown>;
   const text = (key: string) =>
     typeof d[key] === 'string' || typeof d[key] === 'number' ? String(d[key]) : '';
-  switch (event.type) {
+  // Narrowed to the contract's list, so a case naming no event type fails to compile.
+  switch (knownJobEventType(event.type)) {
     case 'created':
       return 'queued';
     case 'started':

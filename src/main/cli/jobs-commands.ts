@@ -1,7 +1,7 @@
 // `docwright jobs create | get | list | wait | message | cancel | archive`: agent jobs through the
 // HTTP API with the typed client (src/sdk), on the server at DOCWRIGHT_URL.
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { JOB_STATUSES } from '../../modules/jobs/index.ts';
+import { JOB_STATUSES } from '../../contract/index.ts';
 import type { Job } from '../../sdk/index.ts';
 import {
   addClientOptions,

@@ -1,11 +1,12 @@
 // The AI-agent export: views per agent, verified and unverified, with operator and category from
 // the agent list, read from the agent levels in one snapshot.
+
+import { type AgentReport, DEFAULT_VIEWS_LIMIT } from '../../contract/index.ts';
 import type { Database } from '../../db/database.ts';
 import type { AgentCatalog } from './agent-catalog.ts';
 import { reportedRange, resolveHourRange } from './export-range.ts';
 import { splitRange } from './range-split.ts';
 import { beginSnapshotRead, selectAgentsPage, selectAgentTotals } from './report-queries.ts';
-import { type AgentReport, DEFAULT_VIEWS_LIMIT } from './schemas.ts';
 import { hourDaySpanParams } from './span-params.ts';
 import { mergeStagedViews } from './staged-views.ts';
 import type { ViewsRequest } from './views.ts';

@@ -14,9 +14,9 @@ export interface Instant {
 
 export type ParsedBound = { ok: true; instant: Instant } | { ok: false; reason: string };
 
-/** The formats the export accepts, for error messages and docs. */
-export const ACCEPTED_DATE_FORMATS =
-  'a date YYYY-MM-DD (UTC midnight) or an ISO 8601 date-time YYYY-MM-DDTHH:MM[:SS[.fraction]] with Z or an offset such as +02:00 (no offset means UTC)';
+// The formats the export accepts, in words (error messages and the API's documentation), are
+// declared in the contract beside the query schemas that quote them.
+export { ACCEPTED_DATE_FORMATS } from '../../contract/index.ts';
 
 const HOUR = 3600;
 // The range of instants accepted, in UTC: four-digit years, so every bound and its rounding

@@ -20,7 +20,6 @@ export {
   useSyncedAgents,
 } from './classification/context.ts';
 export type { AgentCategory } from './classification/types.ts';
-export { toCsv } from './csv.ts';
 export { analyticsErrors } from './errors.ts';
 export { type ImportChunk, ImportChunkSchema } from './import/chunk.ts';
 export { readLedgerEntries } from './import/database-sink.ts';
@@ -48,7 +47,6 @@ export type { ImportSink, LedgerEntry } from './import/sink.ts';
 export { displayName, openLogSource } from './import/source.ts';
 export type { GroupCommitObserver } from './ingest/group-commit.ts';
 export type { RecordOutcomes } from './ingest/ingest-batch.ts';
-export { type AgentReport, MAX_VIEWS_LIMIT, type PageViewReport, type TimeseriesReport } from './schemas.ts';
 export { exportTimeseries } from './timeseries.ts';
 export {
   exportUnrecognizedAgents,

@@ -2,16 +2,13 @@
 // agents and time-series exports and CSV answers are additive (docs/analytics-export.md).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { App, AppContext } from '../../http/context.ts';
-import { errorResponses } from '../../http/openapi.ts';
-import { type AgentCatalog, curatedAgentCatalog } from './agent-catalog.ts';
-import { exportAgents } from './agents.ts';
-import { type CsvCell, toCsv } from './csv.ts';
-import { exportFormat } from './negotiate.ts';
 import {
+  AGENTS_CSV_COLUMNS,
   type AgentReport,
   AgentReportSchema,
   AgentsQuerySchema,
+  agentsCsvRow,
+  type CsvCell,
   MAX_TIMESERIES_BUCKETS,
   MAX_VIEWS_LIMIT,
   type PageViewReport,
@@ -19,11 +16,19 @@ import {
   TimeseriesQuerySchema,
   type TimeseriesReport,
   TimeseriesReportSchema,
+  toCsv,
   type UnrecognizedAgentReportBody,
   UnrecognizedAgentReportSchema,
   UnrecognizedQuerySchema,
+  VIEWS_CSV_COLUMNS,
   ViewsQuerySchema,
-} from './schemas.ts';
+  viewsCsvRow,
+} from '../../contract/index.ts';
+import type { App, AppContext } from '../../http/context.ts';
+import { errorResponses } from '../../http/openapi.ts';
+import { type AgentCatalog, curatedAgentCatalog } from './agent-catalog.ts';
+import { exportAgents } from './agents.ts';
+import { exportFormat } from './negotiate.ts';
 import { exportTimeseries } from './timeseries.ts';
 import { exportUnrecognizedAgents, type UnrecognizedAgentCounter } from './unrecognized-agents.ts';
 import { exportPageViews } from './views.ts';
@@ -147,8 +152,8 @@ export function registerAnalyticsRoutes(
         reply,
         { limit, offset, hasMore: report.hasMore },
         'views.csv',
-        ['path', 'human', 'ai', 'total'],
-        report.views.map((v) => [v.path, v.human, v.ai, v.total]),
+        VIEWS_CSV_COLUMNS,
+        report.views.map(viewsCsvRow),
       );
     },
   );
@@ -177,8 +182,8 @@ export function registerAnalyticsRoutes(
         reply,
         { limit, offset, hasMore: report.hasMore },
         'agents.csv',
-        ['agent', 'operator', 'category', 'verified', 'unverified', 'total'],
-        report.agents.map((a) => [a.agent, a.operator, a.category, a.verified, a.unverified, a.total]),
+        AGENTS_CSV_COLUMNS,
+        report.agents.map(agentsCsvRow),
       );
     },
   );

@@ -1,5 +1,12 @@
 // The traffic time series: human, AI and bot views per UTC hour or day, every bucket of the range
 // (empty ones as zeros), from the traffic levels.
+
+import {
+  MAX_TIMESERIES_BUCKETS,
+  type TimeseriesInterval,
+  type TimeseriesQuery,
+  type TimeseriesReport,
+} from '../../contract/index.ts';
 import type { Database } from '../../db/database.ts';
 import { isoFromEpochSeconds } from './date-bounds.ts';
 import { analyticsErrors } from './errors.ts';
@@ -11,12 +18,6 @@ import {
   selectTrafficExtent,
   type TrafficBucketRow,
 } from './report-queries.ts';
-import {
-  MAX_TIMESERIES_BUCKETS,
-  type TimeseriesInterval,
-  type TimeseriesQuery,
-  type TimeseriesReport,
-} from './schemas.ts';
 import { mergeStagedViews } from './staged-views.ts';
 import { ceilToDay, DAY_SECONDS, floorToDay, HOUR_SECONDS } from './time-buckets.ts';
 

@@ -1,5 +1,7 @@
 // The page-view export: totals from the traffic levels and one page of paths from the range's
 // ranking (rankings.ts), read in one snapshot.
+
+import { DEFAULT_VIEWS_LIMIT, type PageViewReport } from '../../contract/index.ts';
 import type { Database } from '../../db/database.ts';
 import { reportedRange, resolveHourRange } from './export-range.ts';
 import type { HourRange } from './queries.ts';
@@ -7,7 +9,6 @@ import { splitRange } from './range-split.ts';
 import { isRankingLive, type PathViewsRow, selectRankingPage } from './ranking-queries.ts';
 import { rankingFor } from './rankings.ts';
 import { beginSnapshotRead, selectPathViewsPageFromLevels, selectTrafficTotals } from './report-queries.ts';
-import { DEFAULT_VIEWS_LIMIT, type PageViewReport } from './schemas.ts';
 import { hourDaySpanParams, pathSpanParams } from './span-params.ts';
 import { mergeStagedViews } from './staged-views.ts';
 

@@ -1,7 +1,8 @@
 // Reads what the jobs pages show, through the jobs module's own functions.
+
+import type { JobEventView } from '../../contract/index.ts';
 import type { Queryable } from '../../db/database.ts';
 import { AppError } from '../../errors/app-error.ts';
-import type { JobEventView } from '../jobs/index.ts';
 import { getJobDiff, listJobEvents, listJobPrompts } from '../jobs/index.ts';
 
 /** At most this many events on a page; a job's timeline longer than this shows its newest ones. */

@@ -3,12 +3,9 @@
 // registered by src/http/app.ts.
 export { getJobDiff, saveJobDiff } from './diff/service.ts';
 export { type JobEventHub, jobEventHub } from './events/event-hub.ts';
-export type { JobEventView } from './events/schemas.ts';
 export { jobEventsAreOver, listJobEvents } from './events/service.ts';
-export type { JobFailureCode } from './failure-codes.ts';
 export type { JobRow } from './queries.ts';
 export type { JobRunInput, JobRunner, JobRunResult, JobUsage } from './runner-contract.ts';
-export { JOB_STATUSES, type JobStatus, type JobView } from './schemas.ts';
 export {
   archiveJob,
   cancelJob,

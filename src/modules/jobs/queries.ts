@@ -1,6 +1,7 @@
 // SQL for agent jobs, their prompts, events and idempotency keys; one function per statement.
+
+import type { JobEventType, JobStatus } from '../../contract/index.ts';
 import type { Queryable } from '../../db/database.ts';
-import type { JobStatus } from './schemas.ts';
 
 export interface JobRow {
   id: string;
@@ -124,7 +125,7 @@ export async function countRecentPrompts(
 export async function insertEvent(
   db: Queryable,
   jobId: string,
-  type: string,
+  type: JobEventType,
   data: object = {},
 ): Promise<void> {
   await db.query('INSERT INTO job_events (job_id, type, data) VALUES ($1, $2, $3)', [

@@ -1,9 +1,6 @@
 // The /v2 agent-job routes. The contract fixes create (POST .../job); the get-job route it refers
 // to is GET .../job/{id}; list, follow-up, cancel and archive are additive.
 import { Type } from 'typebox';
-import type { App, AppContext } from '../../http/context.ts';
-import { checkIdempotencyKey } from '../../http/idempotency.ts';
-import { errorResponses } from '../../http/openapi.ts';
 import {
   JobListSchema,
   JobRef,
@@ -11,7 +8,10 @@ import {
   JobStatusSchema,
   MAX_PROMPT_LENGTH,
   PromptBodySchema,
-} from './schemas.ts';
+} from '../../contract/index.ts';
+import type { App, AppContext } from '../../http/context.ts';
+import { checkIdempotencyKey } from '../../http/idempotency.ts';
+import { errorResponses } from '../../http/openapi.ts';
 import { archiveJob, cancelJob, createJob, followUpJob, getJob, listJobs } from './service.ts';
 
 const ProjectParams = Type.Object({

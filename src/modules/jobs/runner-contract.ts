@@ -1,7 +1,7 @@
 // What the worker hands to whatever runs a job (the agent: workspace, model loop, publishing),
 // and what it expects back. The worker owns the job row; the runner never writes it directly.
+import type { JobEventType, JobFailureCode } from '../../contract/index.ts';
 import type { Project } from '../projects/index.ts';
-import type { JobFailureCode } from './failure-codes.ts';
 import type { JobRow } from './queries.ts';
 
 export interface JobRunInput {
@@ -21,7 +21,7 @@ export interface JobRunInput {
   /** Aborted on cancel, on a lost lease, and on shutdown: stop promptly and return. */
   signal: AbortSignal;
   /** Stores a progress event (tool call, commit, push, PR opened...) for the job's event stream. */
-  event(type: string, data?: object): Promise<void>;
+  event(type: JobEventType, data?: object): Promise<void>;
   /** Records the job's branch as soon as it is known. */
   setBranch(branch: string): Promise<void>;
   /**

@@ -1,6 +1,8 @@
 // Agent jobs as the API sees them: create (idempotent, rate limited), read, list, follow up,
 // cancel, archive. Running a job is the worker's business; this module only records intent and
 // wakes it.
+
+import { type JobStatus, type JobView, MAX_PROMPT_LENGTH } from '../../contract/index.ts';
 import type { Database, Queryable } from '../../db/database.ts';
 import { httpErrors } from '../../errors/request-errors.ts';
 import { chosenModel } from '../../models/model-spec.ts';
@@ -27,7 +29,6 @@ import {
   updateJobReactivated,
   upsertIdempotencyKey,
 } from './queries.ts';
-import { type JobStatus, type JobView, MAX_PROMPT_LENGTH } from './schemas.ts';
 import { selectPrompts } from './worker-queries.ts';
 
 export interface JobServiceConfig {

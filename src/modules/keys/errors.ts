@@ -1,9 +1,5 @@
+// The errors this module throws; the codes, statuses and descriptions are in the contract.
+import { KEY_ERROR_CODES } from '../../contract/index.ts';
 import { defineErrors } from '../../errors/app-error.ts';
 
-export const keyErrors = defineErrors({
-  key_not_found: { status: 404, description: 'No API key has this id (CLI and admin operations).' },
-  invalid_key_request: {
-    status: 400,
-    description: 'A field of a new API key is malformed: name, scope (admin, read, ingest) or expiry.',
-  },
-});
+export const keyErrors = defineErrors(KEY_ERROR_CODES);

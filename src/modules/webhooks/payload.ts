@@ -1,7 +1,8 @@
 // The JSON a webhook carries. The job is shown exactly as the API shows it (toJobView), taken
 // from the snapshot of its row stored with the delivery: a retry an hour later still describes
 // the job as it was when the event happened.
-import type { JobRow, JobView } from '../jobs/index.ts';
+import type { JobView } from '../../contract/index.ts';
+import type { JobRow } from '../jobs/index.ts';
 import { toJobView } from '../jobs/index.ts';
 import type { DeliveryRow, WebhookType } from './queries.ts';
 

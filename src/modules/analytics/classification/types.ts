@@ -17,14 +17,12 @@ export interface RequestRecord {
 }
 
 export type TrafficClass = 'human' | 'ai' | 'bot';
-export type AgentCategory = 'assistant' | 'search' | 'training' | 'coding' | 'other_ai';
-export const AGENT_CATEGORIES: readonly AgentCategory[] = [
-  'assistant',
-  'search',
-  'training',
-  'coding',
-  'other_ai',
-];
+
+// Agent categories are wire values (the agents report's category): declared in the contract.
+import type { AgentCategory } from '../../../contract/index.ts';
+
+export { AGENT_CATEGORIES } from '../../../contract/index.ts';
+export type { AgentCategory };
 export type Verification = 'verified' | 'unverified' | '';
 
 /** Why a record was not counted as a page view. Callers count these per batch. */

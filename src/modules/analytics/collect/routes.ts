@@ -7,6 +7,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { CollectBodySchema, CollectResultSchema } from '../../../contract/index.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
 import type { App, AppContext } from '../../../http/context.ts';
 import { errorResponses } from '../../../http/openapi.ts';
@@ -38,24 +39,6 @@ const COLLECT_URL = '/v1/analytics/:projectId/collect';
 
 const ProjectParams = Type.Object({
   projectId: Type.String({ description: 'The project identifier (prj_...).' }),
-});
-
-export const CollectBodySchema = Type.Object(
-  {
-    path: Type.Optional(Type.String({ maxLength: 4096, description: 'The page path (location.pathname).' })),
-    url: Type.Optional(Type.String({ maxLength: 8192, description: 'The page URL, when no path is given.' })),
-    referrer: Type.Optional(
-      Type.String({ maxLength: 4096, description: 'document.referrer on the first view (not stored).' }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const CollectResultSchema = Type.Object({
-  counted: Type.Boolean({ description: 'Whether the view was counted (human, AI or bot).' }),
-  dropped: Type.Optional(
-    Type.String({ description: 'Why it was not counted: a drop reason of the classification pipeline.' }),
-  ),
 });
 
 const SCRIPT_CACHE_CONTROL = 'public, max-age=86400, stale-while-revalidate=604800';

@@ -9,6 +9,7 @@
 // message still come from record-validation.ts. test/analytics/ingest-fast-path.test.ts compares
 // the two on random records.
 
+import { MAX_FUTURE_MS } from '../../../contract/index.ts';
 import { hourOf } from '../../../util/time.ts';
 import { pageTargetOf } from '../classification/page-targets.ts';
 import { isCountedMethod } from '../classification/steps/method.ts';
@@ -17,7 +18,6 @@ import { UserAgentProfiles } from '../classification/user-agent-profiles.ts';
 import { parseCommonTimestampMillis } from '../date-bounds.ts';
 import type { UnrecognizedTally } from '../unrecognized-agents.ts';
 import type { OutcomeSink } from './rollup-tally.ts';
-import { MAX_FUTURE_MS } from './schemas.ts';
 
 /** Absent, or a string the database can store (PostgreSQL text cannot hold NUL). */
 function isOptionalCleanText(value: unknown): value is string | undefined {

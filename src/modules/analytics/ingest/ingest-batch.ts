@@ -3,6 +3,7 @@
 // Common records take the fast path (common-record.ts); the rest are checked and classified by
 // the general code (record-validation.ts, the classification pipeline), with the same results.
 
+import { type IngestResult, MAX_RECORDS } from '../../../contract/index.ts';
 import type { Queryable } from '../../../db/database.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
 import { hourOf } from '../../../util/time.ts';
@@ -18,7 +19,6 @@ import type { GroupCommitWriter, SubmitOutcome } from './group-commit.ts';
 import { selectIngestBatch } from './queries.ts';
 import { validateRecord } from './record-validation.ts';
 import { RollupTally, reportOutcome } from './rollup-tally.ts';
-import { type IngestResult, MAX_RECORDS } from './schemas.ts';
 
 export interface IngestDependencies {
   writer: GroupCommitWriter;

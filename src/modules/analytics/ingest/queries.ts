@@ -1,6 +1,7 @@
 // SQL for ingest batches' Idempotency-Keys (migration 0007), one function per statement.
+
+import type { IngestResult } from '../../../contract/index.ts';
 import type { Queryable } from '../../../db/database.ts';
-import type { IngestResult } from './schemas.ts';
 
 /** A batch's claim on its key, written in the transaction that counts its views. */
 export interface IngestClaim {

@@ -3,9 +3,9 @@
 // of its batch goes on. Wrong types are refused here (the pipeline itself would ignore them):
 // a sender with a bug should hear about it, not see its views silently change class.
 import { Compile } from 'typebox/compile';
+import { IngestRecordSchema, MAX_FUTURE_MS } from '../../../contract/index.ts';
 import type { RequestRecord } from '../classification/types.ts';
 import { parseDateBound } from '../date-bounds.ts';
-import { IngestRecordSchema, MAX_FUTURE_MS } from './schemas.ts';
 
 export type RecordRejectionCode =
   | 'invalid_json'

@@ -4,12 +4,12 @@
 // cached path), so a record builds no key string of its own; the group commit adds them up as
 // they are.
 
+import type { Rejection } from '../../../contract/index.ts';
 import type { ClassificationOutcome, DropReason } from '../classification/types.ts';
 import { DROP_REASONS, isDropped } from '../classification/types.ts';
 import { type ViewKind, viewKindOf } from '../classification/view-kind.ts';
 import { ViewSums } from '../view-sums.ts';
 import type { RecordRejectionCode } from './record-validation.ts';
-import type { Rejection } from './schemas.ts';
 
 /** Receives one outcome per record, in batch order. */
 export interface OutcomeSink {

@@ -3,6 +3,15 @@
 // views are committed (group-commit.ts).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import {
+  IngestBatchSchema,
+  IngestRecordSchema,
+  type IngestResult,
+  IngestResultSchema,
+  MAX_BODY_BYTES,
+  MAX_RECORDS,
+  NdjsonLineSchema,
+} from '../../../contract/index.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
 import type { App, AppContext } from '../../../http/context.ts';
 import { checkIdempotencyKey } from '../../../http/idempotency.ts';
@@ -23,15 +32,6 @@ import {
   storedAnswer,
 } from './ingest-batch.ts';
 import { parseNdjson } from './ndjson.ts';
-import {
-  IngestBatchSchema,
-  IngestRecordSchema,
-  type IngestResult,
-  IngestResultSchema,
-  MAX_BODY_BYTES,
-  MAX_RECORDS,
-  NdjsonLineSchema,
-} from './schemas.ts';
 
 export interface IngestRouteOptions {
   /** A writer made by the caller (tests read its stats); closed with the app all the same. */

@@ -1,6 +1,15 @@
 // /app/projects/:projectId/analytics: the page, and its CSV downloads (every row of the range,
 // read page by page through the same exports as the API, written by the API's CSV writer).
 import type { FastifyInstance } from 'fastify';
+import {
+  AGENTS_CSV_COLUMNS,
+  agentsCsvRow,
+  type CsvCell,
+  MAX_VIEWS_LIMIT,
+  toCsv,
+  VIEWS_CSV_COLUMNS,
+  viewsCsvRow,
+} from '../../../contract/index.ts';
 import { AppError } from '../../../errors/app-error.ts';
 import {
   type AgentCatalog,
@@ -9,8 +18,6 @@ import {
   exportPageViews,
   exportTimeseries,
   exportUnrecognizedAgents,
-  MAX_VIEWS_LIMIT,
-  toCsv,
   type UnrecognizedAgentCounter,
 } from '../../analytics/index.ts';
 import { getProject } from '../../projects/index.ts';
@@ -117,25 +124,20 @@ export function registerAnalyticsPageRoutes(
       const project = await getProject(db, request.params.projectId);
       const parsed = dayRangeOf(request.query);
       const dates = { dateFrom: parsed.range.dateFrom, dateTo: parsed.range.dateTo };
-      const rows: (string | number | null)[][] = [];
+      const rows: CsvCell[][] = [];
       for (let offset = 0; ; offset += MAX_VIEWS_LIMIT) {
         const paging = { ...dates, limit: MAX_VIEWS_LIMIT, offset };
         if (kind === 'views') {
           const report = await exportPageViews(db, project.id, paging);
-          rows.push(...report.views.map((v) => [v.path, v.human, v.ai, v.total]));
+          rows.push(...report.views.map(viewsCsvRow));
           if (!report.hasMore) break;
         } else {
           const report = await exportAgents(db, project.id, paging, catalog());
-          rows.push(
-            ...report.agents.map((a) => [a.agent, a.operator, a.category, a.verified, a.unverified, a.total]),
-          );
+          rows.push(...report.agents.map(agentsCsvRow));
           if (!report.hasMore) break;
         }
       }
-      const header =
-        kind === 'views'
-          ? ['path', 'human', 'ai', 'total']
-          : ['agent', 'operator', 'category', 'verified', 'unverified', 'total'];
+      const header = kind === 'views' ? VIEWS_CSV_COLUMNS : AGENTS_CSV_COLUMNS;
       const file = `${project.id}-${kind}-${parsed.range.from}-to-${parsed.range.to}.csv`;
       return reply
         .type('text/csv; charset=utf-8; header=present')

@@ -1,17 +1,9 @@
 // /app/projects/:projectId/jobs: list (filter, paging), create from a prompt; a job's page with
 // cancel, archive and follow-up.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { JOB_STATUSES, type JobStatus } from '../../../contract/index.ts';
 import { AppError } from '../../../errors/app-error.ts';
-import {
-  archiveJob,
-  cancelJob,
-  createJob,
-  followUpJob,
-  getJob,
-  JOB_STATUSES,
-  type JobStatus,
-  listJobs,
-} from '../../jobs/index.ts';
+import { archiveJob, cancelJob, createJob, followUpJob, getJob, listJobs } from '../../jobs/index.ts';
 import { getProject } from '../../projects/index.ts';
 import { type DashboardContext, fieldErrorsOf, formOf, frameOf } from '../context.ts';
 import { jobDiff, jobEvents, jobPrompts } from '../job-data.ts';

@@ -3,14 +3,8 @@
 // (the list looks for jobs created elsewhere with it). Session cookie only; never an API key.
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  getJob,
-  JOB_STATUSES,
-  type JobStatus,
-  jobEventHub,
-  jobEventsAreOver,
-  listJobs,
-} from '../../jobs/index.ts';
+import { JOB_STATUSES, type JobStatus } from '../../../contract/index.ts';
+import { getJob, jobEventHub, jobEventsAreOver, listJobs } from '../../jobs/index.ts';
 import { getProject } from '../../projects/index.ts';
 import type { DashboardContext } from '../context.ts';
 import { jobDiff, jobEvents } from '../job-data.ts';

@@ -1,13 +1,8 @@
 // The analytics page: the date range, totals, a stacked chart of human and AI views per day or
 // hour (Chart.js, drawn by analytics-chart.js from the JSON below it, with the same numbers in a
 // table for screen readers), the top pages and the AI agents, each paged like the API.
-import type {
-  AgentListVersion,
-  AgentReport,
-  PageViewReport,
-  TimeseriesReport,
-  UnrecognizedAgentReport,
-} from '../../analytics/index.ts';
+import type { AgentReport, PageViewReport, TimeseriesReport } from '../../../contract/index.ts';
+import type { AgentListVersion, UnrecognizedAgentReport } from '../../analytics/index.ts';
 import type { Project } from '../../projects/index.ts';
 import type { DayRange } from '../analytics-range.ts';
 import { count } from '../format.ts';

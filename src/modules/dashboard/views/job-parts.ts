@@ -1,6 +1,6 @@
 // Pieces of the jobs pages that are rendered both into the page and into the live stream's
 // frames (the browser swaps them in), so a live update looks exactly like a reload.
-import type { JobEventView, JobView } from '../../jobs/index.ts';
+import { type JobEventView, type JobView, knownJobEventType } from '../../../contract/index.ts';
 import { count, firstLine, timeElement, utcText } from '../format.ts';
 import { html, type SafeHtml } from '../html.ts';
 
@@ -51,7 +51,8 @@ ${job.summary ? html`<h2>Summary</h2><p class="summary">${job.summary}</p>` : ''
 export function describeEvent(event: JobEventView): string {
   const d = event.data as Record<string, unknown>;
   const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
-  switch (event.type) {
+  // Narrowed to the contract's list, so a case naming no event type fails to compile.
+  switch (knownJobEventType(event.type)) {
     case 'created':
       return 'Job created.';
     case 'started':

@@ -1,6 +1,6 @@
 // One job: prompt and follow-ups, status, pull request, the events timeline, the diff, and the
 // actions its status allows. job-live.js keeps it current while the job runs.
-import type { JobEventView, JobView } from '../../jobs/index.ts';
+import type { JobEventView, JobView } from '../../../contract/index.ts';
 import type { Project } from '../../projects/index.ts';
 import { firstLine } from '../format.ts';
 import { html, type SafeHtml } from '../html.ts';

@@ -1,8 +1,7 @@
 // The jobs page: a prompt box that starts a job, the status filter, and the jobs, newest first,
 // updated live by jobs-live.js.
 import { randomUUID } from 'node:crypto';
-import type { JobStatus, JobView } from '../../jobs/index.ts';
-import { JOB_STATUSES } from '../../jobs/index.ts';
+import { JOB_STATUSES, type JobStatus, type JobView } from '../../../contract/index.ts';
 import type { Project } from '../../projects/index.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { type FieldErrors, textareaField } from './fields.ts';

@@ -1,9 +1,5 @@
+// The errors this module throws; the codes, statuses and descriptions are in the contract.
+import { JOB_DIFF_ERROR_CODES } from '../../../contract/index.ts';
 import { defineErrors } from '../../../errors/app-error.ts';
 
-export const jobDiffErrors = defineErrors({
-  job_diff_not_found: {
-    status: 404,
-    description:
-      'The job has no stored diff: it is still running, changed no file, or failed before committing; the message says which.',
-  },
-});
+export const jobDiffErrors = defineErrors(JOB_DIFF_ERROR_CODES);

@@ -1,25 +1,14 @@
 // GET /v2/agent/{projectId}/job/{id}/diff: the job's unified diff as text/x-diff, or as JSON.
 import { Type } from 'typebox';
+import { JobDiffSchema } from '../../../contract/index.ts';
 import type { App, AppContext } from '../../../http/context.ts';
 import { errorResponses } from '../../../http/openapi.ts';
-import { getJobDiff, MAX_DIFF_BYTES } from './service.ts';
+import { getJobDiff } from './service.ts';
 
 const JobParams = Type.Object({
   projectId: Type.String({ description: 'The project identifier (prj_...).' }),
   id: Type.String({ description: 'The job identifier (job_...).' }),
 });
-
-const JobDiffSchema = Type.Object(
-  {
-    diff: Type.String({ description: 'Unified diff of the job’s branch against its base.' }),
-    truncated: Type.Boolean({
-      description: `True when the diff was over ${MAX_DIFF_BYTES / (1024 * 1024)} MiB and was cut (the text ends with a note).`,
-    }),
-    totalBytes: Type.Integer({ description: 'Size of the whole diff in UTF-8 bytes.' }),
-    updatedAt: Type.String({ format: 'date-time', description: 'When the diff was saved (the last run).' }),
-  },
-  { title: 'Job diff' },
-);
 
 export function registerJobDiffRoutes(app: App, context: AppContext): void {
   const { db } = context;

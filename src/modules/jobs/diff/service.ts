@@ -1,12 +1,14 @@
 // The job's diff: saved by the runner after it commits (the worktree is removed after a run, so
 // the diff is kept in the database), read by GET .../job/{id}/diff.
+
+import { MAX_DIFF_BYTES } from '../../../contract/index.ts';
 import type { Queryable } from '../../../db/database.ts';
 import { getJob } from '../service.ts';
 import { jobDiffErrors } from './errors.ts';
 import { selectJobDiff, upsertJobDiff } from './queries.ts';
 
-/** Diffs above this many UTF-8 bytes are cut; the branch on the code host has the rest. */
-export const MAX_DIFF_BYTES = 5 * 1024 * 1024;
+// Diffs above MAX_DIFF_BYTES UTF-8 bytes (declared in the contract, whose diff schema states it)
+// are cut; the branch on the code host has the rest.
 
 export interface CappedDiff {
   text: string;

@@ -6,8 +6,8 @@
 import type { Writable } from 'node:stream';
 import type { Database } from '../../../db/database.ts';
 import type { JobEventHub } from './event-hub.ts';
+import { toJobEventView } from './event-view.ts';
 import { type JobStreamState, selectJobEventsAfter, selectJobStreamState } from './queries.ts';
-import { toJobEventView } from './schemas.ts';
 import { commentFrame, eventFrame } from './sse-format.ts';
 
 export interface JobEventStreamOptions {

@@ -1,7 +1,8 @@
 // SQL for reading a job's stored events (the SSE stream and its JSON fallback); one function per
 // statement. Events are written by the job service and the worker (src/modules/jobs/queries.ts).
+
+import type { JobStatus } from '../../../contract/index.ts';
 import type { Queryable } from '../../../db/database.ts';
-import type { JobStatus } from '../schemas.ts';
 
 export interface JobEventRow {
   id: number;
@@ -25,9 +26,6 @@ export async function selectJobEventsAfter(
     [jobId, after, limit],
   );
 }
-
-/** The terminal event types: a run ended (completed, failed) or the job was archived. */
-export const TERMINAL_EVENT_TYPES = ['completed', 'failed', 'archived'] as const;
 
 export interface JobStreamState {
   status: JobStatus;

@@ -4,14 +4,15 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { JobEventSchema } from '../../../contract/index.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
 import type { App, AppContext } from '../../../http/context.ts';
 import { errorResponses } from '../../../http/openapi.ts';
 import { getJob } from '../service.ts';
 import { jobEventHub } from './event-hub.ts';
+import { toJobEventView } from './event-view.ts';
 import { JobEventStream, jobStreamIsOver } from './job-event-stream.ts';
 import { selectJobEventsAfter, selectJobStreamState } from './queries.ts';
-import { JobEventSchema, toJobEventView } from './schemas.ts';
 import { retryFrame } from './sse-format.ts';
 
 /** A comment this often keeps proxies (nginx: 60 s by default) from closing a quiet stream. */

@@ -1,9 +1,11 @@
 // A job's stored events as other modules read them (the dashboard's timeline and live page), so
 // they need not know the SQL in queries.ts.
+
+import type { JobEventView } from '../../../contract/index.ts';
 import type { Queryable } from '../../../db/database.ts';
+import { toJobEventView } from './event-view.ts';
 import { jobStreamIsOver } from './job-event-stream.ts';
 import { selectJobEventsAfter, selectJobStreamState } from './queries.ts';
-import { type JobEventView, toJobEventView } from './schemas.ts';
 
 /** The job's events with id > after, oldest first, at most `limit` of them. */
 export async function listJobEvents(

@@ -1,6 +1,6 @@
 // The text/event-stream wire format (WHATWG HTML, "Server-sent events"): fields are lines
 // "name: value", an event ends with an empty line, lines starting with ":" are comments.
-import type { JobEventView } from './schemas.ts';
+import type { JobEventView } from '../../../contract/index.ts';
 
 /** One stored event: its id (for Last-Event-ID), its type as the event name, and JSON data. */
 export function eventFrame(event: JobEventView): string {

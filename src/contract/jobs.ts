@@ -1,8 +1,8 @@
-// The agent job as the API shows it. The contract's fields come first; the rest are additive.
+// The agent job, its events and its diff as the API shows them. The public contract's fields come
+// first; the rest are additive.
 import { type Static, Type } from 'typebox';
+import { JOB_EVENT_TYPES } from './job-events.ts';
 
-export const JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
 export const JobStatusSchema = Type.Union([
   Type.Literal('active'),
   Type.Literal('completed'),
@@ -90,4 +90,32 @@ export const JobListSchema = Type.Object(
     }),
   },
   { title: 'Job list' },
+);
+
+export const JobEventSchema = Type.Object(
+  {
+    id: Type.Integer({ description: 'Increases within a job; the SSE id to resume after.' }),
+    type: Type.String({ description: `${JOB_EVENT_TYPES.join(', ')}, ...` }),
+    createdAt: Type.String({ format: 'date-time' }),
+    data: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Depends on the type; see docs/job-events.md.',
+    }),
+  },
+  { $id: 'JobEvent', title: 'Job event' },
+);
+export type JobEventView = Static<typeof JobEventSchema>;
+
+/** The largest diff stored whole; a longer one is cut and ends with a note. */
+export const MAX_DIFF_BYTES = 5 * 1024 * 1024;
+
+export const JobDiffSchema = Type.Object(
+  {
+    diff: Type.String({ description: 'Unified diff of the job’s branch against its base.' }),
+    truncated: Type.Boolean({
+      description: `True when the diff was over ${MAX_DIFF_BYTES / (1024 * 1024)} MiB and was cut (the text ends with a note).`,
+    }),
+    totalBytes: Type.Integer({ description: 'Size of the whole diff in UTF-8 bytes.' }),
+    updatedAt: Type.String({ format: 'date-time', description: 'When the diff was saved (the last run).' }),
+  },
+  { title: 'Job diff' },
 );

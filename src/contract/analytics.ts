@@ -1,8 +1,20 @@
 // The exports as the API shows them: the contract's page-view report (totals, views, hasMore) plus
 // the additive range field, and the additive agents and time-series reports.
 import { type Static, Type } from 'typebox';
-import { AGENT_CATEGORIES } from './classification/types.ts';
-import { ACCEPTED_DATE_FORMATS } from './date-bounds.ts';
+
+/** What an AI agent does, as the agent list (data/ai-agents.json) files it. */
+export type AgentCategory = 'assistant' | 'search' | 'training' | 'coding' | 'other_ai';
+export const AGENT_CATEGORIES: readonly AgentCategory[] = [
+  'assistant',
+  'search',
+  'training',
+  'coding',
+  'other_ai',
+];
+
+/** The date and date-time forms dateFrom and dateTo accept, in words (parsed by date-bounds.ts). */
+export const ACCEPTED_DATE_FORMATS =
+  'a date YYYY-MM-DD (UTC midnight) or an ISO 8601 date-time YYYY-MM-DDTHH:MM[:SS[.fraction]] with Z or an offset such as +02:00 (no offset means UTC)';
 
 export const MAX_VIEWS_LIMIT = 250;
 export const DEFAULT_VIEWS_LIMIT = 50;

@@ -1,0 +1,52 @@
+// The CSV exports (the API's text/csv answers, the dashboard's downloads, the client's and the
+// CLI's --csv): their columns and the cell rules, so every producer gives the same bytes for the
+// same rows. RFC 4180: a header row, CRLF line ends, a field quoted when it holds a comma, a double
+// quote, CR or LF (quotes doubled inside). A text cell that a spreadsheet would run as a formula
+// (first character = + - @, tab or CR) gets a leading apostrophe, the usual guard against CSV
+// injection: a path such as "/=HYPERLINK(...)" stays text when opened. Numbers are written as
+// they are; they are never negative here. No run-time imports: the client loads this file.
+import type { AgentReport, PageViewReport } from './analytics.ts';
+
+export type CsvCell = string | number | null;
+
+export const VIEWS_CSV_COLUMNS = ['path', 'human', 'ai', 'total'] as const;
+export const AGENTS_CSV_COLUMNS = [
+  'agent',
+  'operator',
+  'category',
+  'verified',
+  'unverified',
+  'total',
+] as const;
+
+/** One line of the views export, in VIEWS_CSV_COLUMNS order. */
+export function viewsCsvRow(row: PageViewReport['views'][number]): CsvCell[] {
+  return [row.path, row.human, row.ai, row.total];
+}
+
+/** One line of the agents export, in AGENTS_CSV_COLUMNS order. */
+export function agentsCsvRow(row: AgentReport['agents'][number]): CsvCell[] {
+  return [row.agent, row.operator, row.category, row.verified, row.unverified, row.total];
+}
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const NEEDS_QUOTES = /[",\r\n]/;
+
+export function csvCell(value: CsvCell): string {
+  if (value === null) return '';
+  if (typeof value === 'number') return String(value);
+  const guarded = FORMULA_START.test(value) ? `'${value}` : value;
+  return NEEDS_QUOTES.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
+}
+
+/** One line: the cells joined by commas, ending in CRLF. */
+export function csvLine(cells: readonly CsvCell[]): string {
+  return `${cells.map(csvCell).join(',')}\r\n`;
+}
+
+/** The whole document: header, then one line per row, each ending in CRLF. */
+export function toCsv(header: readonly string[], rows: Iterable<readonly CsvCell[]>): string {
+  let out = csvLine(header);
+  for (const row of rows) out += csvLine(row);
+  return out;
+}

@@ -23,7 +23,7 @@ import type { smoke } from './runtimes/smoke.ts';
 
 type SmokeResult = Awaited<ReturnType<typeof smoke>>;
 
-const SDK_DIR = fileURLToPath(new URL('../../src/sdk/', import.meta.url));
+const SRC_DIR = fileURLToPath(new URL('../../src/', import.meta.url));
 const MAIN = fileURLToPath(new URL('./runtimes/main.ts', import.meta.url));
 const SMOKE = fileURLToPath(new URL('./runtimes/smoke.ts', import.meta.url));
 
@@ -46,7 +46,8 @@ let projectId: string;
 let client: DocwrightClient;
 
 /**
- * One origin for the browser page: the client's modules (types stripped, as a bundler would) and
+ * One origin for the browser page: the client's modules and the contract's files they import
+ * (types stripped, as a bundler would, and at the same relative places) and
  * a page, with everything else forwarded to the API, so the page calls the API from its own
  * origin (the API sends no CORS headers).
  */
@@ -54,10 +55,10 @@ function startOrigin(apiUrl: string): Promise<Server> {
   const api = new URL(apiUrl);
   const page = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
-    const sdkFile = /^\/sdk\/([a-z-]+\.ts)$/.exec(path)?.[1];
-    if (sdkFile && existsSync(join(SDK_DIR, sdkFile))) {
+    const module = /^\/((?:sdk|contract)\/[a-z-]+\.ts)$/.exec(path)?.[1];
+    if (module && existsSync(join(SRC_DIR, module))) {
       res.writeHead(200, { 'content-type': 'text/javascript' });
-      res.end(stripTypes(readFileSync(join(SDK_DIR, sdkFile), 'utf8')));
+      res.end(stripTypes(readFileSync(join(SRC_DIR, module), 'utf8')));
       return;
     }
     if (path === '/smoke.js') {

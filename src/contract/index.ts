@@ -17,3 +17,4 @@ export * from './job-events.ts';
 export * from './job-failure-codes.ts';
 export * from './job-statuses.ts';
 export * from './jobs.ts';
+export * from './params.ts';

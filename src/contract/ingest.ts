@@ -74,6 +74,15 @@ export const NdjsonLineSchema = Type.Unsafe({
   description: `application/x-ndjson: one record (a JSON object) per line, up to ${MAX_RECORDS} records and 1 MiB; blank lines are skipped. A line that is not valid JSON is rejected alone.`,
 });
 
+export const IngestHeadersSchema = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'Makes a retried batch safe: the same key and records within 24 hours are answered with the first answer (header Idempotent-Replayed: true) and counted once; the same key with other records answers 422.',
+    }),
+  ),
+});
+
 export const RejectionSchema = Type.Object({
   index: Type.Integer({
     minimum: 0,

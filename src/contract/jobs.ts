@@ -82,6 +82,21 @@ export const PromptBodySchema = Type.Object(
 /** A reference to the shared Job schema (registered once with app.addSchema). */
 export const JobRef = Type.Unsafe<JobView>({ $ref: 'Job#' });
 
+export const JobCreateHeadersSchema = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'Makes a retried create safe: the same key and body within 24 hours return the first job; the same key with another body answers 422.',
+    }),
+  ),
+});
+
+export const JobListQuerySchema = Type.Object({
+  status: Type.Optional(JobStatusSchema),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+});
+
 export const JobListSchema = Type.Object(
   {
     jobs: Type.Array(JobRef),
@@ -105,6 +120,36 @@ export const JobEventSchema = Type.Object(
 );
 export type JobEventView = Static<typeof JobEventSchema>;
 
+/** The largest event id a client may name (after=, Last-Event-ID). */
+export const MAX_EVENT_ID = Number.MAX_SAFE_INTEGER;
+
+export const JobEventsQuerySchema = Type.Object({
+  after: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_EVENT_ID,
+      description: 'Only events with a larger id. A Last-Event-ID header, when present, wins.',
+    }),
+  ),
+  format: Type.Optional(
+    Type.Union([Type.Literal('sse'), Type.Literal('json')], {
+      description: 'sse (the default) or json; without it, Accept: application/json selects json.',
+    }),
+  ),
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 1000,
+    description: 'JSON only: at most this many events; pass the last id as after for the next page.',
+  }),
+});
+
+export const JobEventsHeadersSchema = Type.Object({
+  'last-event-id': Type.Optional(
+    Type.String({ description: 'Resume after this event id (sent by EventSource on reconnect).' }),
+  ),
+});
+
 /** The largest diff stored whole; a longer one is cut and ends with a note. */
 export const MAX_DIFF_BYTES = 5 * 1024 * 1024;
 
@@ -119,3 +164,7 @@ export const JobDiffSchema = Type.Object(
   },
   { title: 'Job diff' },
 );
+
+export const JobDiffQuerySchema = Type.Object({
+  format: Type.Optional(Type.Union([Type.Literal('diff'), Type.Literal('json')])),
+});

@@ -13,6 +13,7 @@ import {
   MAX_VIEWS_LIMIT,
   type PageViewReport,
   PageViewReportSchema,
+  ProjectParamsSchema,
   TimeseriesQuerySchema,
   type TimeseriesReport,
   TimeseriesReportSchema,
@@ -39,10 +40,6 @@ export interface AnalyticsRouteOptions {
   /** The process's pending unknown-agent counts, written before the report is read. */
   unrecognized?: UnrecognizedAgentCounter;
 }
-
-const ProjectParams = Type.Object({
-  projectId: Type.String({ description: 'The project identifier (prj_...).' }),
-});
 
 const security = [{ bearerAuth: [] }];
 const tags = ['analytics'];
@@ -106,7 +103,7 @@ export function registerAnalyticsRoutes(
         security,
         summary: 'Export user agents the AI-agent list does not know',
         description: `Views from user agents that no AI-agent list entry names but that look automated (isbot recognises them, they call themselves bot, agent, AI, GPT, LLM, crawler..., or they carry no browser engine), per normalised product token and class (bot or human), counted since they were first seen: the new AI agents to add with \`docwright agents sync\`. Counts reach the report within seconds of ingestion. Page with limit (1 to ${MAX_VIEWS_LIMIT}) and offset while hasMore is true. A read or admin key is needed.`,
-        params: ProjectParams,
+        params: ProjectParamsSchema,
         querystring: UnrecognizedQuerySchema,
         response: {
           200: Type.Unsafe<UnrecognizedAgentReportBody>({
@@ -138,7 +135,7 @@ export function registerAnalyticsRoutes(
         security,
         summary: 'Export page views, human and AI',
         description: `Site-wide totals and per-page counts over a date range, each split into human readers and AI agents (non-AI bots are in neither). ${PAGING} views are ordered by total descending, then path ascending. ${CSV_NOTE} A read or admin key is needed.`,
-        params: ProjectParams,
+        params: ProjectParamsSchema,
         querystring: ViewsQuerySchema,
         response: { ...jsonOrCsv('PageViewReport', 'The page view report.'), ...errorResponses() },
       },
@@ -168,7 +165,7 @@ export function registerAnalyticsRoutes(
         security,
         summary: 'Export AI-agent views, verified and unverified',
         description: `AI views per agent over a date range, with the agent's operator and category and how many views were verified (published IP ranges or Web Bot Auth). ${PAGING} agents are ordered by total descending, then agent ascending. ${CSV_NOTE} A read or admin key is needed.`,
-        params: ProjectParams,
+        params: ProjectParamsSchema,
         querystring: AgentsQuerySchema,
         response: { ...jsonOrCsv('AgentReport', 'The AI-agent report.'), ...errorResponses() },
       },
@@ -197,7 +194,7 @@ export function registerAnalyticsRoutes(
         security,
         summary: 'Export human, AI and bot views per hour or day',
         description: `Views per UTC hour or day (interval), split into human, AI and non-AI bot traffic. Every bucket of the range is listed, empty ones with zeros, at most ${MAX_TIMESERIES_BUCKETS} (400 too_many_buckets beyond). dateFrom is inclusive and dateTo exclusive, both widened outward to whole buckets; an omitted bound is the first or last bucket with views. A read or admin key is needed.`,
-        params: ProjectParams,
+        params: ProjectParamsSchema,
         querystring: TimeseriesQuerySchema,
         response: {
           200: Type.Unsafe<TimeseriesReport>({ $ref: 'TimeseriesReport#', description: 'The time series.' }),

@@ -1,34 +1,20 @@
 // The /v2 agent-job routes. The contract fixes create (POST .../job); the get-job route it refers
 // to is GET .../job/{id}; list, follow-up, cancel and archive are additive.
-import { Type } from 'typebox';
 import {
+  JobCreateHeadersSchema,
+  JobListQuerySchema,
   JobListSchema,
+  JobParamsSchema,
   JobRef,
   JobSchema,
-  JobStatusSchema,
   MAX_PROMPT_LENGTH,
+  ProjectParamsSchema,
   PromptBodySchema,
 } from '../../contract/index.ts';
 import type { App, AppContext } from '../../http/context.ts';
 import { checkIdempotencyKey } from '../../http/idempotency.ts';
 import { errorResponses } from '../../http/openapi.ts';
 import { archiveJob, cancelJob, createJob, followUpJob, getJob, listJobs } from './service.ts';
-
-const ProjectParams = Type.Object({
-  projectId: Type.String({ description: 'The project identifier (prj_...).' }),
-});
-const JobParams = Type.Object({
-  projectId: Type.String({ description: 'The project identifier (prj_...).' }),
-  id: Type.String({ description: 'The job identifier (job_...).' }),
-});
-const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(
-    Type.String({
-      description:
-        'Makes a retried create safe: the same key and body within 24 hours return the first job; the same key with another body answers 422.',
-    }),
-  ),
-});
 
 const security = [{ bearerAuth: [] }];
 const tags = ['agent jobs'];
@@ -46,8 +32,8 @@ export function registerJobRoutes(app: App, context: AppContext): void {
         security,
         summary: 'Create an agent job',
         description: `Starts an agent job and answers at once with status active. Poll GET .../job/{id} until the status is completed, archived or failed. The prompt is 1 to ${MAX_PROMPT_LENGTH} characters. Rate limited per project (job creations plus follow-ups per sliding hour); beyond it 429 with Retry-After.`,
-        params: ProjectParams,
-        headers: IdempotencyHeaders,
+        params: ProjectParamsSchema,
+        headers: JobCreateHeadersSchema,
         body: PromptBodySchema,
         response: { 201: JobRef, ...errorResponses() },
       },
@@ -75,7 +61,7 @@ export function registerJobRoutes(app: App, context: AppContext): void {
         summary: 'Get an agent job',
         description:
           'The get-job operation to poll: status, prLink once the pull request exists, error when failed.',
-        params: JobParams,
+        params: JobParamsSchema,
         response: { 200: JobRef, ...errorResponses() },
       },
     },
@@ -92,12 +78,8 @@ export function registerJobRoutes(app: App, context: AppContext): void {
         summary: 'List agent jobs',
         description:
           'Newest first. Pass nextCursor back as cursor for the next page; it stays valid as jobs are added.',
-        params: ProjectParams,
-        querystring: Type.Object({
-          status: Type.Optional(JobStatusSchema),
-          limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-          cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-        }),
+        params: ProjectParamsSchema,
+        querystring: JobListQuerySchema,
         response: { 200: JobListSchema, ...errorResponses() },
       },
     },
@@ -120,7 +102,7 @@ export function registerJobRoutes(app: App, context: AppContext): void {
         summary: 'Send a follow-up to a job',
         description:
           'Continues a completed or failed job on the same branch and pull request: the job becomes active again. 409 while it is still active or once archived.',
-        params: JobParams,
+        params: JobParamsSchema,
         body: PromptBodySchema,
         // 200, not 202: the hosted original's published API description declares 200 with the
         // job, and clients generated from it treat any other success status as undeclared.
@@ -148,7 +130,7 @@ export function registerJobRoutes(app: App, context: AppContext): void {
         summary: 'Cancel an active job',
         description:
           'The job becomes failed with error.code "cancelled"; a running agent stops within seconds. 409 when the job is not active.',
-        params: JobParams,
+        params: JobParamsSchema,
         response: { 200: JobRef, ...errorResponses() },
       },
     },
@@ -165,7 +147,7 @@ export function registerJobRoutes(app: App, context: AppContext): void {
         summary: 'Archive a finished job',
         description:
           'Status becomes archived and archivedAt is set. 409 while the job is active, or when already archived.',
-        params: JobParams,
+        params: JobParamsSchema,
         response: { 200: JobRef, ...errorResponses() },
       },
     },

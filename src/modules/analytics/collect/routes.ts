@@ -7,7 +7,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { CollectBodySchema, CollectResultSchema } from '../../../contract/index.ts';
+import { CollectBodySchema, CollectResultSchema, ProjectParamsSchema } from '../../../contract/index.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
 import type { App, AppContext } from '../../../http/context.ts';
 import { errorResponses } from '../../../http/openapi.ts';
@@ -36,10 +36,6 @@ export interface CollectRouteOptions {
 
 export const MAX_COLLECT_BODY_BYTES = 8 * 1024;
 const COLLECT_URL = '/v1/analytics/:projectId/collect';
-
-const ProjectParams = Type.Object({
-  projectId: Type.String({ description: 'The project identifier (prj_...).' }),
-});
 
 const SCRIPT_CACHE_CONTROL = 'public, max-age=86400, stale-while-revalidate=604800';
 const PREFLIGHT_MAX_AGE = '86400';
@@ -125,7 +121,7 @@ export function registerCollectRoutes(
       method: 'OPTIONS',
       url: COLLECT_URL,
       config: { access: 'public' },
-      schema: { hide: true, params: ProjectParams },
+      schema: { hide: true, params: ProjectParamsSchema },
       onRequest: checkOrigin,
       handler: async (_request, reply) =>
         reply
@@ -158,7 +154,7 @@ export function registerCollectRoutes(
           summary: 'Record a page view from the browser script',
           description:
             "Used by /script.js; needs no key. Accepted only from the project's allowedOrigins (Origin header; CORS preflight answered). The user agent and address are taken from the request itself. Body: {path} or {url}, and optionally referrer, as JSON (text/plain or application/json). Answered 202 once the view is committed.",
-          params: ProjectParams,
+          params: ProjectParamsSchema,
           body: CollectBodySchema,
           response: { 202: CollectResultSchema, ...errorResponses(503) },
         },

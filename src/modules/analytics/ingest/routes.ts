@@ -5,12 +5,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import {
   IngestBatchSchema,
+  IngestHeadersSchema,
   IngestRecordSchema,
   type IngestResult,
   IngestResultSchema,
   MAX_BODY_BYTES,
   MAX_RECORDS,
   NdjsonLineSchema,
+  ProjectParamsSchema,
 } from '../../../contract/index.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
 import type { App, AppContext } from '../../../http/context.ts';
@@ -57,17 +59,6 @@ class NdjsonBody {
 }
 
 const NDJSON = 'application/x-ndjson';
-const ProjectParams = Type.Object({
-  projectId: Type.String({ description: 'The project identifier (prj_...).' }),
-});
-const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(
-    Type.String({
-      description:
-        'Makes a retried batch safe: the same key and records within 24 hours are answered with the first answer (header Idempotent-Replayed: true) and counted once; the same key with other records answers 422.',
-    }),
-  ),
-});
 
 export function registerIngestRoutes(app: App, context: AppContext, options: IngestRouteOptions = {}): void {
   app.addSchema(IngestRecordSchema);
@@ -128,8 +119,8 @@ export function registerIngestRoutes(app: App, context: AppContext, options: Ing
           security: [{ bearerAuth: [] }],
           summary: 'Ingest request records (page views)',
           description: `Up to ${MAX_RECORDS} request records and 1 MiB per call, as a JSON array or as NDJSON (${NDJSON}). Each record is checked alone: a malformed one is listed in rejected with its index, the others are classified (human, ai, bot) or dropped with a reason. The 202 answer is sent only after the accepted views are committed, so an acknowledged view is never lost; a 503 (with Retry-After) means nothing of the batch was counted, and the batch may be sent again. An ingest or admin key is needed.`,
-          params: ProjectParams,
-          headers: IdempotencyHeaders,
+          params: ProjectParamsSchema,
+          headers: IngestHeadersSchema,
           body: {
             content: {
               'application/json': { schema: IngestBatchSchema },

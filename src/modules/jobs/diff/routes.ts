@@ -1,14 +1,9 @@
 // GET /v2/agent/{projectId}/job/{id}/diff: the job's unified diff as text/x-diff, or as JSON.
 import { Type } from 'typebox';
-import { JobDiffSchema } from '../../../contract/index.ts';
+import { JobDiffQuerySchema, JobDiffSchema, JobParamsSchema } from '../../../contract/index.ts';
 import type { App, AppContext } from '../../../http/context.ts';
 import { errorResponses } from '../../../http/openapi.ts';
 import { getJobDiff } from './service.ts';
-
-const JobParams = Type.Object({
-  projectId: Type.String({ description: 'The project identifier (prj_...).' }),
-  id: Type.String({ description: 'The job identifier (job_...).' }),
-});
 
 export function registerJobDiffRoutes(app: App, context: AppContext): void {
   const { db } = context;
@@ -22,10 +17,8 @@ export function registerJobDiffRoutes(app: App, context: AppContext): void {
         summary: "Get a job's diff",
         description:
           'The unified diff of the job’s changes, saved when the agent commits (a follow-up replaces it). text/x-diff by default; JSON {diff, truncated, totalBytes, updatedAt} with Accept: application/json or ?format=json. Headers docwright-diff-truncated and docwright-diff-total-bytes describe the text answer. 404 job_diff_not_found while the job has none (still running, no file changed, failed before committing).',
-        params: JobParams,
-        querystring: Type.Object({
-          format: Type.Optional(Type.Union([Type.Literal('diff'), Type.Literal('json')])),
-        }),
+        params: JobParamsSchema,
+        querystring: JobDiffQuerySchema,
         response: {
           200: {
             description: 'The diff.',

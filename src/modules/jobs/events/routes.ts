@@ -4,7 +4,13 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { JobEventSchema } from '../../../contract/index.ts';
+import {
+  JobEventSchema,
+  JobEventsHeadersSchema,
+  JobEventsQuerySchema,
+  JobParamsSchema,
+  MAX_EVENT_ID,
+} from '../../../contract/index.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
 import type { App, AppContext } from '../../../http/context.ts';
 import { errorResponses } from '../../../http/openapi.ts';
@@ -19,39 +25,6 @@ import { retryFrame } from './sse-format.ts';
 export const KEEP_ALIVE_MS = 15_000;
 /** Clients that lose the connection reconnect after this long (sent as the SSE retry field). */
 const RECONNECT_MS = 2_000;
-const MAX_EVENT_ID = Number.MAX_SAFE_INTEGER;
-
-const JobParams = Type.Object({
-  projectId: Type.String({ description: 'The project identifier (prj_...).' }),
-  id: Type.String({ description: 'The job identifier (job_...).' }),
-});
-
-const EventsQuery = Type.Object({
-  after: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: MAX_EVENT_ID,
-      description: 'Only events with a larger id. A Last-Event-ID header, when present, wins.',
-    }),
-  ),
-  format: Type.Optional(
-    Type.Union([Type.Literal('sse'), Type.Literal('json')], {
-      description: 'sse (the default) or json; without it, Accept: application/json selects json.',
-    }),
-  ),
-  limit: Type.Integer({
-    minimum: 1,
-    maximum: 1000,
-    default: 1000,
-    description: 'JSON only: at most this many events; pass the last id as after for the next page.',
-  }),
-});
-
-const EventsHeaders = Type.Object({
-  'last-event-id': Type.Optional(
-    Type.String({ description: 'Resume after this event id (sent by EventSource on reconnect).' }),
-  ),
-});
 
 export function registerJobEventRoutes(
   app: App,
@@ -78,9 +51,9 @@ export function registerJobEventRoutes(
         summary: "Stream a job's events",
         description:
           'Server-sent events: the stored events (after Last-Event-ID or ?after= when given), then new events as they happen, until the job is over (after its completed, failed or archived event the stream closes). Each event has id (resume with Last-Event-ID), event (its type) and data (the event as JSON). A comment every 15 s keeps the connection open. 204 when the job is over and nothing is left to send. With ?format=json or Accept: application/json: the stored events as a JSON array (at most limit; page with after).',
-        params: JobParams,
-        querystring: EventsQuery,
-        headers: EventsHeaders,
+        params: JobParamsSchema,
+        querystring: JobEventsQuerySchema,
+        headers: JobEventsHeadersSchema,
         response: {
           200: {
             description: 'The events, as an event stream or as JSON.',

@@ -2,17 +2,11 @@
 // once, with its HTTP status and a description, in the contract (src/contract/error-codes.ts);
 // the module that answers it turns its table into factories with defineErrors(), and
 // src/contract/error-registry.ts gathers them all for docs/errors.md.
-import type { ErrorSpec } from '../contract/index.ts';
+import type { ErrorDetail, ErrorSpec } from '../contract/index.ts';
 
-export type { ErrorSpec };
-
-export interface ErrorDetail {
-  /** Where the problem is: query, params, body, header. */
-  location?: string;
-  /** The parameter, field or header at fault. */
-  name?: string;
-  message: string;
-}
+// A detail is the error body's: location (query, params, body, header), the name of the
+// parameter, field or header at fault, and a message.
+export type { ErrorDetail, ErrorSpec };
 
 export interface AppErrorOptions {
   details?: ErrorDetail[];

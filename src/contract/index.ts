@@ -12,6 +12,7 @@ export * from './csv.ts';
 export * from './error-body.ts';
 export * from './error-codes.ts';
 export * from './error-registry.ts';
+export * from './health.ts';
 export * from './ingest.ts';
 export * from './job-events.ts';
 export * from './job-failure-codes.ts';

@@ -1,5 +1,5 @@
 // Liveness (/healthz: the process answers) and readiness (/readyz: the database answers).
-import { Type } from 'typebox';
+import { HealthStatusSchema } from '../contract/index.ts';
 import type { Database } from '../db/database.ts';
 import { httpErrors } from '../errors/request-errors.ts';
 import type { App } from './context.ts';
@@ -8,10 +8,9 @@ import { errorResponses } from './openapi.ts';
 const READY_TIMEOUT_MS = 2000;
 
 export function registerHealthRoutes(app: App, db: Database): void {
-  const Status = Type.Object({ status: Type.String() });
   app.get(
     '/healthz',
-    { schema: { tags: ['operations'], summary: 'The process is up', response: { 200: Status } } },
+    { schema: { tags: ['operations'], summary: 'The process is up', response: { 200: HealthStatusSchema } } },
     async () => ({ status: 'ok' }),
   );
   app.get(
@@ -20,7 +19,7 @@ export function registerHealthRoutes(app: App, db: Database): void {
       schema: {
         tags: ['operations'],
         summary: 'The database answers',
-        response: { 200: Status, ...errorResponses(503) },
+        response: { 200: HealthStatusSchema, ...errorResponses(503) },
       },
     },
     async () => {

@@ -4,28 +4,8 @@
 // Paths are relative to the repository root. `$1` in a `to` pattern is the group the `from`
 // pattern captured (the importing file's own module or adapter).
 
-// TEMPORARY until src/contract/ lands (the wire-contract helper of issue 12 is moving the body
-// schemas, job event names and error codes there): the sdk still takes its types and error codes
-// from these server files. Delete this list, and its use below, once src/sdk imports only
-// src/contract.
-const SDK_SERVER_IMPORTS_UNTIL_CONTRACT = [
-  '^src/modules/jobs/schemas[.]ts$',
-  '^src/modules/jobs/failure-codes[.]ts$',
-  '^src/modules/jobs/events/schemas[.]ts$',
-  '^src/modules/analytics/schemas[.]ts$',
-  '^src/modules/jobs/errors[.]ts$',
-  '^src/modules/analytics/errors[.]ts$',
-  '^src/modules/analytics/ingest/errors[.]ts$',
-  '^src/errors/request-errors[.]ts$',
-  '^src/http/openapi[.]ts$',
-];
-
-// TEMPORARY for the same reason: the error-code registry gathers every module's error file and
-// is moving into src/contract/. Delete this, and its uses below, after that move.
-const REGISTRY_UNTIL_CONTRACT = '^src/errors/registry[.]ts$';
-
 // Leaf modules the adapters may share: no docwright imports of their own.
-const ADAPTER_LEAVES = ['^src/contract/', '^src/(util|runtime)/retry-policy[.]ts$'];
+const ADAPTER_LEAVES = ['^src/contract/', '^src/runtime/retry-policy[.]ts$'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -44,7 +24,7 @@ module.exports = {
       comment:
         'The client SDK (src/sdk) is published on its own and may import only itself and the wire contract (src/contract). Put what it needs from the server into src/contract.',
       from: { path: '^src/sdk/' },
-      to: { path: '^src/', pathNot: ['^src/(sdk|contract)/', ...SDK_SERVER_IMPORTS_UNTIL_CONTRACT] },
+      to: { path: '^src/', pathNot: ['^src/(sdk|contract)/'] },
     },
     {
       name: 'contract-imports-only-contract',
@@ -75,7 +55,7 @@ module.exports = {
       severity: 'error',
       comment:
         "Code outside src/modules reaches a module only through its index.ts (src/http/app.ts alone also registers the modules' routes.ts plugins). Export what you need from src/modules/<module>/index.ts.",
-      from: { path: '^src/', pathNot: ['^src/modules/', '^src/sdk/', REGISTRY_UNTIL_CONTRACT] },
+      from: { path: '^src/', pathNot: ['^src/modules/', '^src/sdk/'] },
       to: { path: '^src/modules/', pathNot: ['^src/modules/[^/]+/index[.]ts$', '/routes[.]ts$'] },
     },
     {
@@ -100,7 +80,6 @@ module.exports = {
           '/routes/',
           '^src/metrics/http-metrics[.]ts$',
           '^src/sdk/',
-          REGISTRY_UNTIL_CONTRACT,
         ],
       },
       to: { path: '^src/http/' },

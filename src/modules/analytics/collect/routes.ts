@@ -6,7 +6,6 @@
 // view then goes through the same classification and group commit as the ingest API.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { CollectBodySchema, CollectResultSchema, ProjectParamsSchema } from '../../../contract/index.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
 import type { App, AppContext } from '../../../http/context.ts';

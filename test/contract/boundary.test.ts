@@ -6,22 +6,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { importSpecifiers } from '../helpers/import-specifiers.ts';
 import { stripTypes } from '../helpers/strip-types.ts';
 
 const CONTRACT = fileURLToPath(new URL('../../src/contract/', import.meta.url));
 const files = readdirSync(CONTRACT)
   .filter((f) => f.endsWith('.ts'))
   .map((f) => join(CONTRACT, f));
-
-/** Module specifiers of import/export ... from '...' and import('...'). */
-function specifiers(code: string): string[] {
-  const found: string[] = [];
-  for (const m of code.matchAll(/(?:^|[\s;}])(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"]+)['"]/g))
-    found.push(m[1]!);
-  for (const m of code.matchAll(/(?:^|[\s;])import\s*['"]([^'"]+)['"]/g)) found.push(m[1]!);
-  for (const m of code.matchAll(/\bimport\s*\(\s*['"]([^'"]+)['"]/g)) found.push(m[1]!);
-  return found;
-}
 
 test('the contract folder has its public surface and topic files', () => {
   assert.ok(files.some((f) => f.endsWith('/index.ts')));
@@ -30,7 +21,7 @@ test('the contract folder has its public surface and topic files', () => {
 
 test('contract files import only each other and typebox, types included', () => {
   for (const file of files) {
-    for (const specifier of specifiers(readFileSync(file, 'utf8'))) {
+    for (const specifier of importSpecifiers(readFileSync(file, 'utf8'))) {
       if (specifier === 'typebox') continue;
       assert.ok(specifier.startsWith('./'), `${relative(CONTRACT, file)} imports "${specifier}"`);
       assert.ok(resolve(dirname(file), specifier).startsWith(CONTRACT), `${relative(CONTRACT, file)}`);
@@ -47,6 +38,6 @@ test('the files the client loads import nothing at run time', () => {
     'job-statuses.ts',
   ]) {
     const js = stripTypes(readFileSync(join(CONTRACT, name), 'utf8'));
-    assert.deepEqual(specifiers(js), [], name);
+    assert.deepEqual(importSpecifiers(js), [], name);
   }
 });

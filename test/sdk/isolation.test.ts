@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { importSpecifiers } from '../helpers/import-specifiers.ts';
 import { stripTypes } from '../helpers/strip-types.ts';
 
 const SDK = fileURLToPath(new URL('../../src/sdk/', import.meta.url));
@@ -16,16 +17,6 @@ const CONTRACT = fileURLToPath(new URL('../../src/contract/', import.meta.url));
 const files = readdirSync(SDK, { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.ts'))
   .map((f) => join(SDK, f));
-
-/** Module specifiers of import/export ... from '...' and import('...'). */
-function specifiers(code: string): string[] {
-  const found: string[] = [];
-  for (const m of code.matchAll(/(?:^|[\s;}])(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"]+)['"]/g))
-    found.push(m[1]!);
-  for (const m of code.matchAll(/(?:^|[\s;])import\s*['"]([^'"]+)['"]/g)) found.push(m[1]!);
-  for (const m of code.matchAll(/\bimport\s*\(\s*['"]([^'"]+)['"]/g)) found.push(m[1]!);
-  return found;
-}
 
 test('the sdk folder has its files (the checks below look at something)', () => {
   assert.ok(files.length >= 5, files.join(', '));
@@ -35,7 +26,7 @@ test('the sdk folder has its files (the checks below look at something)', () => 
 test('no file imports node: builtins, not even their types', () => {
   for (const file of files) {
     const source = readFileSync(file, 'utf8');
-    const bad = specifiers(source).filter(
+    const bad = importSpecifiers(source).filter(
       (s) => s.startsWith('node:') || /^(fs|path|http|https|crypto|os|url|stream|util|buffer)$/.test(s),
     );
     assert.deepEqual(bad, [], relative(SDK, file));
@@ -45,7 +36,7 @@ test('no file imports node: builtins, not even their types', () => {
 test('of docwright, the sdk imports only the contract, types included', () => {
   let contractImports = 0;
   for (const file of files) {
-    for (const specifier of specifiers(readFileSync(file, 'utf8'))) {
+    for (const specifier of importSpecifiers(readFileSync(file, 'utf8'))) {
       if (!specifier.startsWith('.')) continue;
       const target = resolve(dirname(file), specifier);
       if (target.startsWith(CONTRACT)) contractImports++;
@@ -61,7 +52,7 @@ test('of docwright, the sdk imports only the contract, types included', () => {
 
 /** The files a module imports once its types are stripped, following them through the contract. */
 function runTimeImports(file: string, seen = new Set<string>()): Set<string> {
-  for (const specifier of specifiers(stripTypes(readFileSync(file, 'utf8')))) {
+  for (const specifier of importSpecifiers(stripTypes(readFileSync(file, 'utf8')))) {
     assert.ok(
       specifier.startsWith('./') || specifier.startsWith('../'),
       `${file} imports "${specifier}" at run time`,

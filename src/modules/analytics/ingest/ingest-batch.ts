@@ -4,8 +4,6 @@
 // the general code (record-validation.ts, the classification pipeline), with the same results.
 
 import { type IngestResult, MAX_RECORDS } from '../../../contract/index.ts';
-import type { Queryable } from '../../../db/database.ts';
-import { httpErrors } from '../../../errors/request-errors.ts';
 import { hourOf } from '../../../util/time.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import { classifyRecordNow } from '../classification/pipeline.ts';
@@ -16,7 +14,6 @@ import { ingestCommonRecord } from './common-record.ts';
 import { DeferredOutcomes } from './deferred-outcomes.ts';
 import { ingestErrors } from './errors.ts';
 import type { GroupCommitWriter, SubmitOutcome } from './group-commit.ts';
-import { selectIngestBatch } from './queries.ts';
 import { validateRecord } from './record-validation.ts';
 import { RollupTally, reportOutcome } from './rollup-tally.ts';
 
@@ -114,23 +111,4 @@ function countUnrecognized(
     return;
   const agent = classification.userAgents.classify(userAgent).unrecognized;
   if (agent !== null) tally.add(agent, outcome.class);
-}
-
-/**
- * The answer stored under the batch's key within 24 hours, for a retry; null when the key is new.
- * The same key with other records is refused: it would otherwise answer for a batch never counted.
- */
-export async function storedAnswer(
-  db: Queryable,
-  projectId: string,
-  batchKey: BatchKey,
-): Promise<IngestResult | null> {
-  const stored = await selectIngestBatch(db, projectId, batchKey.key);
-  if (stored === null) return null;
-  if (stored.request_hash !== batchKey.requestHash) {
-    throw httpErrors.idempotency_key_reused(
-      'This Idempotency-Key was already used with other records; use a new key for a new batch.',
-    );
-  }
-  return stored.result;
 }

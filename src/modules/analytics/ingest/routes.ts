@@ -21,19 +21,12 @@ import { errorResponses } from '../../../http/openapi.ts';
 import { jsonValueError } from '../../../http/request-text.ts';
 import { validatorCompiler } from '../../../http/validation.ts';
 import { exceedsJsonDepth } from '../../../util/json-depth.ts';
-import { requestHash } from '../../../util/request-hash.ts';
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
 import type { UnrecognizedAgentCounter } from '../unrecognized-agents.ts';
-import { ingestErrors } from './errors.ts';
 import { type GroupCommitOptions, GroupCommitWriter } from './group-commit.ts';
-import {
-  type BatchKey,
-  checkRecordCount,
-  ingestBatch,
-  type RecordOutcomes,
-  storedAnswer,
-} from './ingest-batch.ts';
+import { checkRecordCount, type RecordOutcomes } from './ingest-batch.ts';
 import { parseNdjson } from './ndjson.ts';
+import { type IngestServiceDependencies, ingestEvents } from './service.ts';
 
 export interface IngestRouteOptions {
   /** A writer made by the caller (tests read its stats); closed with the app all the same. */
@@ -67,11 +60,13 @@ export function registerIngestRoutes(app: App, context: AppContext, options: Ing
   // Fastify runs onClose after the HTTP server stopped and its requests were answered: the
   // last views are committed, and the writer is closed before whoever owns the database closes it.
   app.addHook('onClose', async () => writer.close());
-  const deps = {
+  const deps: IngestServiceDependencies = {
+    db: context.db,
     writer,
     classification: options.classification ?? createClassificationContext(),
     now: options.now ?? Date.now,
     ...(options.unrecognized ? { unrecognized: options.unrecognized } : {}),
+    ...(options.onRecords ? { onRecords: options.onRecords } : {}),
   };
 
   // Encapsulated so the NDJSON parser and the route's own 415 exist on this route only.
@@ -137,42 +132,29 @@ export function registerIngestRoutes(app: App, context: AppContext, options: Ing
         },
       },
       async (request, reply) => {
-        const key = checkIdempotencyKey(request.headers['idempotency-key']);
-        const body: unknown = request.body;
-        let items: readonly unknown[];
-        if (body instanceof NdjsonBody) {
-          checkRecordCount(body.lines);
-          items = body.items;
-        } else if (Array.isArray(body)) {
-          items = body;
-        } else if (body === undefined) {
-          throw httpErrors.invalid_json('The body is empty; send a JSON array of records.');
-        } else {
-          throw httpErrors.invalid_body(
-            'The body must be a JSON array of records (or NDJSON with Content-Type application/x-ndjson).',
-          );
-        }
-        const { projectId } = request.params;
-        const batchKey: BatchKey | null = key === null ? null : { key, requestHash: requestHash(items) };
-        const replay = (answer: IngestResult) =>
-          reply.code(202).header('idempotent-replayed', 'true').send(answer);
-        if (batchKey !== null) {
-          const stored = await storedAnswer(context.db, projectId, batchKey);
-          if (stored !== null) return replay(stored);
-        }
-        const { result, submitted } = await ingestBatch(projectId, items, deps, batchKey);
-        if (submitted === 'duplicate') {
-          // Another request with this key was committed first (sent while this one waited).
-          const stored = await storedAnswer(context.db, projectId, batchKey!);
-          if (stored !== null) return replay(stored);
-          throw ingestErrors.ingest_unavailable(
-            'A batch with this Idempotency-Key was counted, but its answer could not be read; send the batch again to get it.',
-            { headers: { 'retry-after': '1' } },
-          );
-        }
-        options.onRecords?.({ ...result, rejected: result.rejected.length });
-        return reply.code(202).send(result);
+        const idempotencyKey = checkIdempotencyKey(request.headers['idempotency-key']);
+        const items = recordsOf(request.body);
+        const answer = await ingestEvents(deps, {
+          projectId: request.params.projectId,
+          items,
+          idempotencyKey,
+        });
+        if (answer.replayed) reply.header('idempotent-replayed', 'true');
+        return reply.code(202).send(answer.result);
       },
     );
   });
+}
+
+/** The batch's records from the parsed body: NDJSON lines or a JSON array, nothing else. */
+function recordsOf(body: unknown): readonly unknown[] {
+  if (body instanceof NdjsonBody) {
+    checkRecordCount(body.lines);
+    return body.items;
+  }
+  if (Array.isArray(body)) return body;
+  if (body === undefined) throw httpErrors.invalid_json('The body is empty; send a JSON array of records.');
+  throw httpErrors.invalid_body(
+    'The body must be a JSON array of records (or NDJSON with Content-Type application/x-ndjson).',
+  );
 }

@@ -11,17 +11,13 @@ import { httpErrors } from '../../../errors/request-errors.ts';
 import type { App, AppContext } from '../../../http/context.ts';
 import { errorResponses } from '../../../http/openapi.ts';
 import { jsonValueError, jsonValueProblem } from '../../../http/request-text.ts';
-import { hourOf } from '../../../util/time.ts';
-import { findProject } from '../../projects/index.ts';
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
-import { classifyRecord } from '../classification/pipeline.ts';
 import { type GroupCommitOptions, GroupCommitWriter } from '../ingest/group-commit.ts';
 import type { RecordOutcomes } from '../ingest/ingest-batch.ts';
-import { ViewSums } from '../view-sums.ts';
 import { collectErrors } from './errors.ts';
-import { matchAllowedOrigin } from './origins.ts';
 import { AddressRateLimiter, type RateLimitOptions } from './rate-limit.ts';
 import { scriptAsset } from './script-asset.ts';
+import { type Admission, admitView, type CollectDependencies, collectView, decideOrigin } from './service.ts';
 
 export interface CollectRouteOptions {
   classification?: ClassificationContext;
@@ -45,11 +41,16 @@ export function registerCollectRoutes(
   options: CollectRouteOptions = {},
 ): void {
   const { db } = context;
-  const classification = options.classification ?? createClassificationContext();
-  const limiter = new AddressRateLimiter(options.rateLimit);
-  const now = options.now ?? Date.now;
   const writer = options.writer ?? new GroupCommitWriter(db, options.writerOptions, app.log);
   app.addHook('onClose', async () => writer.close());
+  const deps: CollectDependencies = {
+    db,
+    classification: options.classification ?? createClassificationContext(),
+    limiter: new AddressRateLimiter(options.rateLimit),
+    writer,
+    now: options.now ?? Date.now,
+    ...(options.onRecords ? { onRecords: options.onRecords } : {}),
+  };
 
   app.get(
     '/script.js',
@@ -73,25 +74,40 @@ export function registerCollectRoutes(
     },
   );
 
-  /** Refuses requests from origins the project does not allow; allowed ones get CORS headers. */
-  async function checkOrigin(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const { projectId } = request.params as { projectId: string };
-    const origin = request.headers.origin;
-    if (origin === undefined) {
+  /** Answers a refused sender with its error; an admitted one gets its CORS headers. */
+  function answerAdmission(admission: Admission, projectId: string, reply: FastifyReply): void {
+    if ('retryAfterSeconds' in admission) {
+      const wait = admission.retryAfterSeconds;
+      throw httpErrors.rate_limited(`Too many page views from this address; retry in ${wait} s.`, {
+        headers: { 'retry-after': String(wait) },
+      });
+    }
+    if ('allowed' in admission) {
+      reply.header('access-control-allow-origin', admission.allowed).header('vary', 'Origin');
+      return;
+    }
+    if (admission.refused === 'no_origin') {
       throw collectErrors.origin_not_allowed(
         'No Origin header: page views are accepted from the browser script on an allowed site only. Servers send views to /v1/analytics/{projectId}/events with an ingest key.',
       );
     }
-    const project = await findProject(db, projectId);
-    const allowed = project === null ? null : matchAllowedOrigin(origin, project.settings.allowedOrigins);
-    if (allowed === null) {
-      // The same words whether or not the project exists: no key, so nothing may be revealed.
-      throw collectErrors.origin_not_allowed(
-        `The origin ${JSON.stringify(origin.slice(0, 200))} may not send page views to project "${projectId}": ` +
-          "add it to the project's allowedOrigins (docwright projects update ID --setting 'allowedOrigins=[\"https://docs.example.com\"]').",
-      );
-    }
-    reply.header('access-control-allow-origin', allowed).header('vary', 'Origin');
+    throw collectErrors.origin_not_allowed(
+      `The origin ${JSON.stringify(admission.origin.slice(0, 200))} may not send page views to project "${projectId}": ` +
+        "add it to the project's allowedOrigins (docwright projects update ID --setting 'allowedOrigins=[\"https://docs.example.com\"]').",
+    );
+  }
+
+  /** The preflight's hook: the origin alone decides. */
+  async function checkOrigin(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const { projectId } = request.params as { projectId: string };
+    answerAdmission(await decideOrigin(db, projectId, request.headers.origin), projectId, reply);
+  }
+
+  /** The view's hook: the address's rate limit, then the origin. */
+  async function admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const { projectId } = request.params as { projectId: string };
+    const sender = { projectId, address: request.ip, origin: request.headers.origin };
+    answerAdmission(await admitView(deps, sender), projectId, reply);
   }
 
   app.register(async (plugin) => {
@@ -136,17 +152,7 @@ export function registerCollectRoutes(
       {
         config: { access: 'public' },
         bodyLimit: MAX_COLLECT_BODY_BYTES,
-        onRequest: [
-          async (request) => {
-            const wait = limiter.take(request.ip);
-            if (wait > 0) {
-              throw httpErrors.rate_limited(`Too many page views from this address; retry in ${wait} s.`, {
-                headers: { 'retry-after': String(wait) },
-              });
-            }
-          },
-          checkOrigin,
-        ],
+        onRequest: admit,
         schema: {
           tags: ['analytics'],
           security: [],
@@ -160,48 +166,9 @@ export function registerCollectRoutes(
       },
       async (request, reply) => {
         const { path, url } = request.body;
-        if ((path ?? '').trim() === '' && (url ?? '').trim() === '') {
-          throw httpErrors.invalid_body('Send the page as "path" (or "url").', {
-            details: [{ location: 'body', name: 'path', message: 'path or url is required' }],
-          });
-        }
-        if ((path ?? '').includes('\0') || (url ?? '').includes('\0')) {
-          throw httpErrors.invalid_body('The page path holds the NUL character.', {
-            details: [{ location: 'body', name: 'path', message: 'must not contain NUL' }],
-          });
-        }
-        const at = now();
         const userAgent = request.headers['user-agent'];
-        const outcome = await classifyRecord(
-          {
-            ...(path !== undefined ? { path } : {}),
-            ...(url !== undefined ? { url } : {}),
-            method: 'GET',
-            timestamp: new Date(at),
-            ip: request.ip,
-            ...(userAgent !== undefined ? { userAgent } : {}),
-          },
-          classification,
-        );
-        if ('drop' in outcome) {
-          options.onRecords?.({ accepted: 0, dropped: { [outcome.drop]: 1 }, rejected: 0 });
-          return reply.code(202).send({ counted: false, dropped: outcome.drop });
-        }
-        await writer.submit(
-          ViewSums.ofRows([
-            {
-              projectId: request.params.projectId,
-              hour: new Date(hourOf(at)),
-              path: outcome.path,
-              trafficClass: outcome.class,
-              agent: outcome.agent,
-              verification: outcome.verification,
-              views: 1,
-            },
-          ]),
-        );
-        options.onRecords?.({ accepted: 1, dropped: {}, rejected: 0 });
-        return reply.code(202).send({ counted: true });
+        const view = { projectId: request.params.projectId, path, url, address: request.ip, userAgent };
+        return reply.code(202).send(await collectView(deps, view));
       },
     );
   });

@@ -100,6 +100,17 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/modules/' },
       to: { path: '^src/modules/.*queries[.]ts$' },
     },
+    {
+      name: 'analytics-store-through-index',
+      severity: 'error',
+      comment:
+        'The analytics store (src/modules/analytics/store) is used only through its index.ts; the reports, ingest and import do not reach its files. Export what you need from src/modules/analytics/store/index.ts and import it from there.',
+      from: { path: '^src/', pathNot: '^src/modules/analytics/store/' },
+      to: {
+        path: '^src/modules/analytics/store/',
+        pathNot: '^src/modules/analytics/store/index[.]ts$',
+      },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

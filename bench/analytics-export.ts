@@ -26,11 +26,14 @@ import { migrate } from '../src/db/migrate.ts';
 import { openPglite } from '../src/db/pglite.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import type { App } from '../src/http/context.ts';
-import { writeHourlyOnly } from '../src/modules/analytics/level-writes.ts';
-import { splitRange } from '../src/modules/analytics/range-split.ts';
-import { selectPathViewsPageFromLevels } from '../src/modules/analytics/report-queries.ts';
-import { aggregate, recordPageViews } from '../src/modules/analytics/rollups.ts';
-import { pathSpanParams } from '../src/modules/analytics/span-params.ts';
+import {
+  aggregate,
+  pathSpanParams,
+  recordPageViews,
+  selectPathViewsPageFromLevels,
+  splitRange,
+  writeHourlyOnly,
+} from '../src/modules/analytics/store/index.ts';
 import { bearer, createTestApp, seedProject } from '../test/helpers/app.ts';
 import { createPostgresDatabase } from '../test/helpers/databases.ts';
 import {

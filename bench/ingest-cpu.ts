@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { createClassificationContext } from '../src/modules/analytics/classification/context.ts';
 import type { GroupCommitWriter } from '../src/modules/analytics/ingest/group-commit.ts';
 import { ingestBatch } from '../src/modules/analytics/ingest/ingest-batch.ts';
-import type { ViewSums } from '../src/modules/analytics/view-sums.ts';
+import type { ViewSums } from '../src/modules/analytics/store/index.ts';
 import { exceedsJsonDepth } from '../src/util/json-depth.ts';
 import { makeIngestBodies } from './lib/ingest-bodies.ts';
 import { figureLine } from './lib/stats.ts';

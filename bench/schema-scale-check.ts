@@ -16,7 +16,7 @@ import type { Database, Queryable } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import { countJobsByStatus, selectJobQueue } from '../src/metrics/queries.ts';
-import { recordPageViewsIn } from '../src/modules/analytics/rollups.ts';
+import { recordPageViewsIn } from '../src/modules/analytics/store/index.ts';
 import { exportPageViews } from '../src/modules/analytics/views.ts';
 import { getJob, listJobs } from '../src/modules/jobs/service.ts';
 import { claimNextJob } from '../src/modules/jobs/worker-queries.ts';

@@ -2,7 +2,7 @@
 // into hourly rows the way ingestion would: Zipf-like page popularity (exponent 1), a daily cycle,
 // 70% human / 20% AI / 10% non-AI bot views, AI crawlers that sweep the site more evenly than
 // people read it, and real agent names from data/ai-agents.json with their usual shares.
-import type { PageViewCount } from '../../src/modules/analytics/rollups.ts';
+import type { PageViewCount } from '../../src/modules/analytics/store/index.ts';
 import { type Random, seededRandom, weightedPicker, zipfSampler } from './random.ts';
 
 export interface TrafficShape {

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { csvCell, toCsv } from '../../src/contract/index.ts';
 import type { App } from '../../src/http/context.ts';
 import { exportFormat } from '../../src/modules/analytics/negotiate.ts';
-import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/rollups.ts';
+import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/store/index.ts';
 import { bearer, createTestApp, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 

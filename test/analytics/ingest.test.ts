@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/context.ts';
 import { GroupCommitWriter } from '../../src/modules/analytics/ingest/group-commit.ts';
-import { ViewSums } from '../../src/modules/analytics/view-sums.ts';
+import { ViewSums } from '../../src/modules/analytics/store/index.ts';
 import { bearer, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { App } from '../../src/http/context.ts';
-import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/rollups.ts';
+import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/store/index.ts';
 import { HOUR_MS } from '../../src/util/time.ts';
 import { bearer, createTestApp, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';

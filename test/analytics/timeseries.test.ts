@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MAX_TIMESERIES_BUCKETS } from '../../src/contract/index.ts';
 import type { App } from '../../src/http/context.ts';
-import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/rollups.ts';
+import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/store/index.ts';
 import { bearer, createTestApp, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 

@@ -11,7 +11,7 @@ import {
   type PageViewCount,
   recordPageViews,
   recordPageViewsIn,
-} from '../../src/modules/analytics/rollups.ts';
+} from '../../src/modules/analytics/store/index.ts';
 import { exportPageViews } from '../../src/modules/analytics/views.ts';
 import { seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';

@@ -3,14 +3,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { HourRange } from '../../src/modules/analytics/queries.ts';
+import type { HourRange } from '../../src/modules/analytics/store/index.ts';
 import {
+  addMonths,
+  floorToMonth,
   type MonthRun,
   monthsToSeal,
   type Span,
   splitRange,
-} from '../../src/modules/analytics/range-split.ts';
-import { addMonths, floorToMonth } from '../../src/modules/analytics/time-buckets.ts';
+} from '../../src/modules/analytics/store/index.ts';
 
 const HOUR = 3600;
 const DAY = 86_400;

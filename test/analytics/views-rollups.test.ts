@@ -7,7 +7,7 @@ import {
   recordPageViews,
   recordPageViewsIn,
   UPSERT_BATCH_SIZE,
-} from '../../src/modules/analytics/rollups.ts';
+} from '../../src/modules/analytics/store/index.ts';
 import { seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 

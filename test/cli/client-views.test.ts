@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { recordPageViews } from '../../src/modules/analytics/rollups.ts';
+import { recordPageViews } from '../../src/modules/analytics/store/index.ts';
 import { DocwrightClient } from '../../src/sdk/index.ts';
 import { seedProject } from '../helpers/app.ts';
 import { openTestDatabase } from '../helpers/databases.ts';

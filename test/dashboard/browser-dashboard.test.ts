@@ -15,7 +15,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { AgentReport, PageViewReport, TimeseriesReport } from '../../src/contract/index.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { ServeExtension } from '../../src/main/serve-extension.ts';
-import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/rollups.ts';
+import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/store/index.ts';
 import { saveJobDiff } from '../../src/modules/jobs/diff/service.ts';
 import type { JobRunResult } from '../../src/modules/jobs/runner-contract.ts';
 import { type AgentHarness, REPOSITORY, startAgentHarness } from '../e2e/agent-harness.ts';

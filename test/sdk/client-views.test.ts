@@ -3,7 +3,7 @@
 // parsed back.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { recordPageViews } from '../../src/modules/analytics/rollups.ts';
+import { recordPageViews } from '../../src/modules/analytics/store/index.ts';
 import {
   agentsToCsv,
   BadRequestError,

@@ -12,7 +12,7 @@ import { delimiter, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Database } from '../../src/db/database.ts';
-import { recordPageViews } from '../../src/modules/analytics/rollups.ts';
+import { recordPageViews } from '../../src/modules/analytics/store/index.ts';
 import { DocwrightClient } from '../../src/sdk/index.ts';
 import { browserMissing, launchChromium } from '../dashboard/browser/support.ts';
 import { seedProject } from '../helpers/app.ts';

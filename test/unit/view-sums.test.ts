@@ -3,8 +3,12 @@
 // bad row is refused with the same message.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { aggregate, type PageViewCount } from '../../src/modules/analytics/rollups.ts';
-import { type EncodedSums, ViewSums } from '../../src/modules/analytics/view-sums.ts';
+import {
+  aggregate,
+  type EncodedSums,
+  type PageViewCount,
+  ViewSums,
+} from '../../src/modules/analytics/store/index.ts';
 
 function randomRows(seed: number, count: number): PageViewCount[] {
   let state = seed;

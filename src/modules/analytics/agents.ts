@@ -5,10 +5,14 @@ import { type AgentReport, DEFAULT_VIEWS_LIMIT } from '../../contract/index.ts';
 import type { Database } from '../../db/database.ts';
 import type { AgentCatalog } from './agent-catalog.ts';
 import { reportedRange, resolveHourRange } from './export-range.ts';
-import { splitRange } from './range-split.ts';
-import { beginSnapshotRead, selectAgentsPage, selectAgentTotals } from './report-queries.ts';
-import { hourDaySpanParams } from './span-params.ts';
-import { mergeStagedViews } from './staged-views.ts';
+import {
+  beginSnapshotRead,
+  hourDaySpanParams,
+  mergeStagedViews,
+  selectAgentsPage,
+  selectAgentTotals,
+  splitRange,
+} from './store/index.ts';
 import type { ViewsRequest } from './views.ts';
 
 export async function exportAgents(

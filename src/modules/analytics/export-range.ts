@@ -12,7 +12,7 @@ import {
   parseDateBound,
 } from './date-bounds.ts';
 import { analyticsErrors } from './errors.ts';
-import type { HourRange } from './queries.ts';
+import type { HourRange } from './store/index.ts';
 
 function parseQueryDate(name: 'dateFrom' | 'dateTo', text: string | undefined): Instant | null {
   if (text === undefined) return null;

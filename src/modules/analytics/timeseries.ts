@@ -11,15 +11,18 @@ import type { Database } from '../../db/database.ts';
 import { isoFromEpochSeconds } from './date-bounds.ts';
 import { analyticsErrors } from './errors.ts';
 import { resolveHourRange } from './export-range.ts';
-import type { HourRange } from './queries.ts';
+import type { HourRange } from './store/index.ts';
 import {
+  ceilToDay,
+  DAY_SECONDS,
+  floorToDay,
+  HOUR_SECONDS,
+  mergeStagedViews,
   selectDailyTraffic,
   selectHourlyTraffic,
   selectTrafficExtent,
   type TrafficBucketRow,
-} from './report-queries.ts';
-import { mergeStagedViews } from './staged-views.ts';
-import { ceilToDay, DAY_SECONDS, floorToDay, HOUR_SECONDS } from './time-buckets.ts';
+} from './store/index.ts';
 
 const BUCKET_SECONDS: Record<TimeseriesInterval, number> = { hour: HOUR_SECONDS, day: DAY_SECONDS };
 

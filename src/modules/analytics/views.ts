@@ -4,13 +4,20 @@
 import { DEFAULT_VIEWS_LIMIT, type PageViewReport } from '../../contract/index.ts';
 import type { Database } from '../../db/database.ts';
 import { reportedRange, resolveHourRange } from './export-range.ts';
-import type { HourRange } from './queries.ts';
-import { splitRange } from './range-split.ts';
-import { isRankingLive, type PathViewsRow, selectRankingPage } from './ranking-queries.ts';
-import { rankingFor } from './rankings.ts';
-import { beginSnapshotRead, selectPathViewsPageFromLevels, selectTrafficTotals } from './report-queries.ts';
-import { hourDaySpanParams, pathSpanParams } from './span-params.ts';
-import { mergeStagedViews } from './staged-views.ts';
+import type { HourRange } from './store/index.ts';
+import {
+  beginSnapshotRead,
+  hourDaySpanParams,
+  isRankingLive,
+  mergeStagedViews,
+  type PathViewsRow,
+  pathSpanParams,
+  rankingFor,
+  selectPathViewsPageFromLevels,
+  selectRankingPage,
+  selectTrafficTotals,
+  splitRange,
+} from './store/index.ts';
 
 export { resolveHourRange } from './export-range.ts';
 

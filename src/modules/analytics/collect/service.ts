@@ -10,7 +10,7 @@ import type { ClassificationContext } from '../classification/context.ts';
 import { classifyRecord } from '../classification/pipeline.ts';
 import type { GroupCommitWriter } from '../ingest/group-commit.ts';
 import type { RecordOutcomes } from '../ingest/ingest-batch.ts';
-import { ViewSums } from '../view-sums.ts';
+import { ViewSums } from '../store/index.ts';
 import { matchAllowedOrigin } from './origins.ts';
 import type { AddressRateLimiter } from './rate-limit.ts';
 

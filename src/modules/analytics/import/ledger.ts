@@ -4,7 +4,7 @@
 import type { Database } from '../../../db/database.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
 import { getProject } from '../../projects/index.ts';
-import { type PageViewCount, recordPageViewsIn } from '../rollups.ts';
+import { type PageViewCount, recordPageViewsIn } from '../store/index.ts';
 import { type UnrecognizedRowInput, upsertUnrecognizedAgents } from '../unrecognized-queries.ts';
 import { EMPTY_SHA256, type ImportChunk } from './chunk.ts';
 import { importErrors } from './errors.ts';

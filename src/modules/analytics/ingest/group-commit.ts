@@ -26,8 +26,7 @@
 //   group) leaves that request's views out, and it resolves as a duplicate: the route answers it
 //   with the stored result. Groups without keys run no extra statement.
 import type { Database, Queryable } from '../../../db/database.ts';
-import { stageSums } from '../staged-views.ts';
-import { ViewSums } from '../view-sums.ts';
+import { stageSums, ViewSums } from '../store/index.ts';
 import type { CommitLog } from './commit-log.ts';
 import { ingestErrors } from './errors.ts';
 import { claimId, deleteExpiredIngestBatches, type IngestClaim, insertIngestClaims } from './queries.ts';

@@ -8,7 +8,7 @@ import type { Rejection } from '../../../contract/index.ts';
 import type { ClassificationOutcome, DropReason } from '../classification/types.ts';
 import { DROP_REASONS, isDropped } from '../classification/types.ts';
 import { type ViewKind, viewKindOf } from '../classification/view-kind.ts';
-import { ViewSums } from '../view-sums.ts';
+import { ViewSums } from '../store/index.ts';
 import type { RecordRejectionCode } from './record-validation.ts';
 
 /** Receives one outcome per record, in batch order. */

@@ -7,8 +7,8 @@
 // lock mergeStagedViews takes.
 import type { Database } from '../../../db/database.ts';
 import { Pump } from '../../../runtime/index.ts';
-import { mergeStagedViews } from '../staged-views.ts';
-import type { ViewSums } from '../view-sums.ts';
+import type { ViewSums } from '../store/index.ts';
+import { mergeStagedViews } from '../store/index.ts';
 import type { CommitLog } from './commit-log.ts';
 
 export interface StagedMergerOptions {

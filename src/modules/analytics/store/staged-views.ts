@@ -14,7 +14,7 @@
 // Freshness: every export calls mergeStagedViews first, so a view acknowledged before the read
 // began is in the answer. Merges are serialised by an advisory lock: a read that comes while
 // another process merges waits for it instead of missing the rows that merge holds.
-import type { Database, Queryable } from '../../db/database.ts';
+import type { Database, Queryable } from '../../../db/database.ts';
 import { recordSortedCountsIn } from './rollups.ts';
 import {
   deleteOldestStaged,

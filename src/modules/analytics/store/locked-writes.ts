@@ -7,7 +7,7 @@
 // build computed, and never saw the new ranking or seal; a writer that reads its targets after the
 // build commits updates them itself. The lock rules out the third case, a writer that read its
 // targets before the build committed and commits after its snapshot: its views would be missed.
-import type { Queryable } from '../../db/database.ts';
+import type { Queryable } from '../../../db/database.ts';
 import type { KeyedCount } from './keyed-count.ts';
 import { inChunks, writeSealedMonths } from './level-writes.ts';
 import { sealedMonthRowsOf } from './levels.ts';

@@ -3,7 +3,7 @@
 // export is an index range read, whatever the range's length; writers keep it exact
 // (ranking-maintenance.ts). Building one aggregates the levels once: about a second for 50,000
 // paths over 30 days on PostgreSQL here, which is why it is kept rather than redone per request.
-import type { Database, Queryable } from '../../db/database.ts';
+import type { Database, Queryable } from '../../../db/database.ts';
 import type { HourRange } from './queries.ts';
 import { type MonthRun, monthsToSeal, splitRange } from './range-split.ts';
 import {

@@ -1,6 +1,6 @@
 // SQL for page views staged by ingestion and not yet merged into the rollups (migration 0008),
 // one function per statement.
-import type { Queryable } from '../../db/database.ts';
+import type { Queryable } from '../../../db/database.ts';
 
 /** Advisory lock class that serialises merges ('stag'); the object id is always 0. */
 export const STAGING_LOCK_CLASS = 0x73746167;

@@ -1,6 +1,6 @@
 // SQL for the ranking cache (page_view_rankings, page_view_ranking_rows; see migration 0004 and
 // rankings.ts for the protocol), one function per statement.
-import type { Queryable } from '../../db/database.ts';
+import type { Queryable } from '../../../db/database.ts';
 import type { HourRange } from './queries.ts';
 import { inSpans } from './span-params.ts';
 

@@ -3,7 +3,7 @@
 // instead of building a key string per row, which cost more than the rest of the sum. Used by
 // ingestion to sum a group commit's views, to stage them compactly, and to merge them.
 
-import { HOUR_MS } from '../../util/time.ts';
+import { HOUR_MS } from '../../../util/time.ts';
 import type { KeyedCount } from './keyed-count.ts';
 import type { TrafficClass } from './queries.ts';
 import { CountSums, type PageViewCount, pageViewCountProblem } from './rollups.ts';

@@ -2,8 +2,8 @@
 // hourly and daily traffic and agent totals, monthly path totals of sealed months) and every live
 // ranking that covers the hours written, all in one transaction. Used by ingestion, log import
 // and tests that seed data, so all go through the same aggregation and upserts.
-import type { Database, Queryable } from '../../db/database.ts';
-import { hourOf } from '../../util/time.ts';
+import type { Database, Queryable } from '../../../db/database.ts';
+import { hourOf } from '../../../util/time.ts';
 import type { KeyedCount } from './keyed-count.ts';
 import { writeLevelsThenLock } from './level-writes.ts';
 import { levelRowsOf } from './levels.ts';

@@ -3,7 +3,7 @@
 // ranking locks; a larger one goes table by table in chunks, then takes the locks. Both paths
 // touch the tables in the same order, each table's keys sorted, so concurrent writers on either
 // path lock rows in one global order and cannot deadlock.
-import type { Queryable } from '../../db/database.ts';
+import type { Queryable } from '../../../db/database.ts';
 import type { KeyedCount } from './keyed-count.ts';
 import type { AgentRow, LevelRows, PathLevelRow, TrafficRow } from './levels.ts';
 import {

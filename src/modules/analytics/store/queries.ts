@@ -3,7 +3,7 @@
 // arrays for unnest (a batch repeating a key would fail: ON CONFLICT cannot update a row twice in
 // one statement). Runs on PostgreSQL 15+ and on PGlite alike. Reads are in report-queries.ts,
 // the ranking cache in ranking-queries.ts.
-import type { Queryable } from '../../db/database.ts';
+import type { Queryable } from '../../../db/database.ts';
 
 export type TrafficClass = 'human' | 'ai' | 'bot';
 

@@ -1,7 +1,7 @@
 // SQL that reads the exports from the levels (migration 0004), one function per statement. Ranges
 // arrive as the parameter slots of span-params.ts: edge hours from the hourly tables, whole days
 // (and months) from the coarser ones.
-import type { Queryable } from '../../db/database.ts';
+import type { Queryable } from '../../../db/database.ts';
 import { type PathViewsRow, pathViewsInSpans } from './ranking-queries.ts';
 import { inSpans } from './span-params.ts';
 

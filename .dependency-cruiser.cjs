@@ -43,6 +43,22 @@ module.exports = {
       to: { path: '^src/', pathNot: ['^src/$1/', ...ADAPTER_LEAVES] },
     },
     {
+      name: 'util-imports-only-util',
+      severity: 'error',
+      comment:
+        'src/util holds small helpers every part may use, so it imports nothing else of docwright. Take what the helper needs as a parameter, or move the helper next to its one user.',
+      from: { path: '^src/util/' },
+      to: { path: '^src/', pathNot: '^src/util/' },
+    },
+    {
+      name: 'errors-import-only-foundations',
+      severity: 'error',
+      comment:
+        'src/errors (the error class and the request errors services raise) is imported by services and the HTTP edge alike, so it imports only itself, src/contract (the error-code registry) and src/util. Move what it needs into one of those.',
+      from: { path: '^src/errors/' },
+      to: { path: '^src/', pathNot: ['^src/(errors|contract|util)/'] },
+    },
+    {
       name: 'modules-through-index',
       severity: 'error',
       comment:

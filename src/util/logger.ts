@@ -1,7 +1,6 @@
 // Structured JSON logs (pino). Secrets are removed twice: known fields are redacted by path, and
 // anything shaped like a docwright key or a bearer token is masked wherever it appears in a line.
-import pino, { type Logger } from 'pino';
-import type { LogLevel } from '../config/config.ts';
+import pino, { type LevelWithSilent, type Logger } from 'pino';
 
 const SECRET_PATTERNS: RegExp[] = [
   /\bdw_[0-9A-Za-z]{38}\b/g, // docwright API keys
@@ -21,7 +20,7 @@ export function scrubSecrets(text: string): string {
  * Only a few lines a minute are logged at info (requests are at debug), so the cost is small.
  */
 export function createLogger(
-  level: LogLevel,
+  level: LevelWithSilent,
   destination: pino.DestinationStream = pino.destination({ dest: 1, sync: true }),
 ): Logger {
   return pino(

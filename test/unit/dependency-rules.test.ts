@@ -16,7 +16,7 @@ const config = path.join(root, '.dependency-cruiser.cjs');
 const TREE: Record<string, string[]> = {
   // Allowed: a module through another's index, a route file using the HTTP layer, app.ts
   // registering a routes.ts plugin, an adapter using the retry policy and the contract, an
-  // analytics report using the store through its index.
+  // analytics report using the store through its index, src/errors using the contract and util.
   'src/modules/a/index.ts': ['./service.ts'],
   'src/modules/a/service.ts': ['../b/index.ts', './queries.ts'],
   'src/modules/a/queries.ts': [],
@@ -36,6 +36,8 @@ const TREE: Record<string, string[]> = {
   'src/modules/analytics/views.ts': ['./store/index.ts'],
   'src/modules/analytics/store/index.ts': ['./rollups.ts'],
   'src/modules/analytics/store/rollups.ts': [],
+  'src/util/time.ts': [],
+  'src/errors/app-error.ts': ['../contract/body.ts', '../util/time.ts'],
   // Forbidden, one import per rule (the file name says which).
   'src/modules/a/reads-other-queries.ts': ['../b/queries.ts'],
   'src/modules/a/reads-other-service.ts': ['../b/service.ts'],
@@ -47,6 +49,9 @@ const TREE: Record<string, string[]> = {
   'src/contract/imports-server.ts': ['../runtime/retry-policy.ts'],
   'src/models/imports-docwright.ts': ['../code-hosts/shared.ts'],
   'src/modules/analytics/reads-store-file.ts': ['./store/rollups.ts'],
+  'src/util/reads-config.ts': ['../config/config.ts'],
+  'src/config/config.ts': [],
+  'src/errors/reads-module.ts': ['../modules/b/index.ts'],
   'src/util/circle-one.ts': ['./circle-two.ts'],
   'src/util/circle-two.ts': ['./circle-one.ts'],
 };
@@ -77,6 +82,8 @@ test('each rule catches the import it forbids, by name, and allowed imports pass
     [
       'adapters-self-contained: src/models/imports-docwright.ts → src/code-hosts/shared.ts',
       'analytics-store-through-index: src/modules/analytics/reads-store-file.ts → src/modules/analytics/store/rollups.ts',
+      'errors-import-only-foundations: src/errors/reads-module.ts → src/modules/b/index.ts',
+      'util-imports-only-util: src/util/reads-config.ts → src/config/config.ts',
       'contract-imports-only-contract: src/contract/imports-server.ts → src/runtime/retry-policy.ts',
       'http-only-from-edge: src/modules/a/service-uses-http.ts → src/http/context.ts',
       'modules-through-index: src/modules/a/reads-other-queries.ts → src/modules/b/queries.ts',

@@ -20,8 +20,9 @@ import { ingestCommonRecord } from '../../src/modules/analytics/ingest/common-re
 import type { GroupCommitWriter } from '../../src/modules/analytics/ingest/group-commit.ts';
 import { type IngestDependencies, ingestBatch } from '../../src/modules/analytics/ingest/ingest-batch.ts';
 import { MalformedLine, validateRecord } from '../../src/modules/analytics/ingest/record-validation.ts';
-import type { KeyedCount, ViewSums } from '../../src/modules/analytics/store/index.ts';
-import { aggregate, type PageViewCount } from '../../src/modules/analytics/store/index.ts';
+import type { PageViewCount, ViewSums } from '../../src/modules/analytics/store/index.ts';
+import type { KeyedCount } from '../../src/modules/analytics/store/keyed-count.ts';
+import { aggregate } from '../../src/modules/analytics/store/rollups.ts';
 import { testContext } from './fixtures/context.ts';
 import { USER_AGENT_CASES } from './fixtures/user-agents.ts';
 

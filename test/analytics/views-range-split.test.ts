@@ -5,13 +5,12 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { HourRange } from '../../src/modules/analytics/store/index.ts';
 import {
-  addMonths,
-  floorToMonth,
   type MonthRun,
   monthsToSeal,
   type Span,
   splitRange,
-} from '../../src/modules/analytics/store/index.ts';
+} from '../../src/modules/analytics/store/range-split.ts';
+import { addMonths, floorToMonth } from '../../src/modules/analytics/store/time-buckets.ts';
 
 const HOUR = 3600;
 const DAY = 86_400;

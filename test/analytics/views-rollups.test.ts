@@ -6,8 +6,8 @@ import {
   type PageViewCount,
   recordPageViews,
   recordPageViewsIn,
-  UPSERT_BATCH_SIZE,
 } from '../../src/modules/analytics/store/index.ts';
+import { UPSERT_BATCH_SIZE } from '../../src/modules/analytics/store/level-writes.ts';
 import { seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 

@@ -3,12 +3,9 @@
 // bad row is refused with the same message.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  aggregate,
-  type EncodedSums,
-  type PageViewCount,
-  ViewSums,
-} from '../../src/modules/analytics/store/index.ts';
+import { type PageViewCount, ViewSums } from '../../src/modules/analytics/store/index.ts';
+import { aggregate } from '../../src/modules/analytics/store/rollups.ts';
+import type { EncodedSums } from '../../src/modules/analytics/store/view-sums.ts';
 
 function randomRows(seed: number, count: number): PageViewCount[] {
   let state = seed;

@@ -17,10 +17,8 @@ import {
   DAY_SECONDS,
   floorToDay,
   HOUR_SECONDS,
-  mergeStagedViews,
-  selectDailyTraffic,
-  selectHourlyTraffic,
-  selectTrafficExtent,
+  readExtent,
+  readSeries,
   type TrafficBucketRow,
 } from './store/index.ts';
 
@@ -69,11 +67,10 @@ export async function exportTimeseries(
   const interval = request.interval ?? 'day';
   const size = BUCKET_SECONDS[interval];
   const asked = widenToBuckets(resolveHourRange(request.dateFrom, request.dateTo), interval);
-  await mergeStagedViews(db);
   let { from, to } = asked;
   if (from === null || to === null) {
     // An omitted bound is where the views start or end.
-    const extent = await selectTrafficExtent(db, projectId);
+    const extent = await readExtent(db, projectId);
     if (extent.first === null || extent.last === null) return emptyReport(interval, asked);
     const dataRange = widenToBuckets({ from: extent.first, to: extent.last + HOUR_SECONDS }, interval);
     from ??= dataRange.from!;
@@ -82,10 +79,7 @@ export async function exportTimeseries(
   }
   checkBucketCount(request, interval, from, to);
 
-  const rows =
-    interval === 'hour'
-      ? await selectHourlyTraffic(db, projectId, from, to)
-      : await selectDailyTraffic(db, projectId, from, to);
+  const rows = await readSeries(db, projectId, interval, from, to);
   const byStart = new Map<number, TrafficBucketRow>(rows.map((row) => [row.start, row]));
   const totals = { human: 0, ai: 0, bot: 0, total: 0 };
   const buckets: TimeseriesReport['buckets'] = [];

@@ -1,39 +1,29 @@
-// The analytics store: the storage engine under the reports, ingest and import. It writes page
-// views to the hourly rollups and the levels above them (days, months, the ranking cache), stages
-// and merges views written by ingest, and reads the levels back for the exports. Everything
-// outside this folder uses it through this file only (rule analytics-store-through-index).
-export type { KeyedCount } from './keyed-count.ts';
-export { writeHourlyOnly } from './level-writes.ts';
+// The analytics store: the storage engine under the reports, ingest and import. Everything
+// outside this folder uses it through this file only (rule analytics-store-through-index), and
+// this file is small on purpose: how views are kept (hourly rollups, the day and month levels,
+// the ranking cache, staged rows) stays inside.
+//
+//   add views     ViewSums (a batch's counts per key), stageSums (ingest: one row in the
+//                 caller's transaction, merged later), mergeStagedViews (the merger),
+//                 recordPageViews / recordPageViewsIn (write straight to the levels: log import)
+//   read a page   readPathPage (totals and paths), readAgentPage (totals and agents)
+//   read a series readSeries, readExtent
+//
+// The bucket grid (whole UTC hours, days, months) is exported too: reports align ranges to it.
 export type { HourRange } from './queries.ts';
-export { type MonthRun, monthsToSeal, type Span, splitRange } from './range-split.ts';
-export { isRankingLive, type PathViewsRow, selectRankingPage } from './ranking-queries.ts';
-export { rankingFor } from './rankings.ts';
 export {
-  beginSnapshotRead,
-  selectAgentsPage,
-  selectAgentTotals,
-  selectDailyTraffic,
-  selectHourlyTraffic,
-  selectPathViewsPageFromLevels,
-  selectTrafficExtent,
-  selectTrafficTotals,
-  type TrafficBucketRow,
-} from './report-queries.ts';
-export {
-  aggregate,
-  type PageViewCount,
-  recordPageViews,
-  recordPageViewsIn,
-  UPSERT_BATCH_SIZE,
-} from './rollups.ts';
-export { hourDaySpanParams, pathSpanParams } from './span-params.ts';
+  type AgentPage,
+  type PageWindow,
+  type PathPage,
+  type PathPageOptions,
+  readAgentPage,
+  readExtent,
+  readPathPage,
+  readSeries,
+  type SeriesInterval,
+} from './reads.ts';
+export type { TrafficBucketRow } from './report-queries.ts';
+export { type PageViewCount, recordPageViews, recordPageViewsIn } from './rollups.ts';
 export { mergeStagedViews, stageSums } from './staged-views.ts';
-export {
-  addMonths,
-  ceilToDay,
-  DAY_SECONDS,
-  floorToDay,
-  floorToMonth,
-  HOUR_SECONDS,
-} from './time-buckets.ts';
-export { type EncodedSums, ViewSums } from './view-sums.ts';
+export { ceilToDay, DAY_SECONDS, floorToDay, HOUR_SECONDS } from './time-buckets.ts';
+export { ViewSums } from './view-sums.ts';

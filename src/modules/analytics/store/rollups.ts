@@ -10,8 +10,6 @@ import { levelRowsOf } from './levels.ts';
 import { writeUnderLock } from './locked-writes.ts';
 import type { TrafficClass } from './queries.ts';
 
-export { UPSERT_BATCH_SIZE } from './level-writes.ts';
-
 export interface PageViewCount {
   projectId: string;
   /** Any time within the hour; it is counted in the UTC hour that contains it. */

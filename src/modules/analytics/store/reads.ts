@@ -1,0 +1,131 @@
+// The store's read side, as the reports use it: one page of paths or agents with the range's
+// totals, and the traffic series. Every read first merges the views ingest has staged, so a view
+// acknowledged before the read began is in the answer; a page and its totals come from one
+// snapshot, so they agree while views are being written.
+import type { Database, Queryable } from '../../../db/database.ts';
+import type { HourRange } from './queries.ts';
+import { splitRange } from './range-split.ts';
+import { isRankingLive, type PathViewsRow, selectRankingPage } from './ranking-queries.ts';
+import { rankingFor } from './rankings.ts';
+import {
+  type AgentViewsRow,
+  beginSnapshotRead,
+  selectAgentsPage,
+  selectAgentTotals,
+  selectDailyTraffic,
+  selectHourlyTraffic,
+  selectPathViewsPageFromLevels,
+  selectTrafficExtent,
+  selectTrafficTotals,
+  type TrafficBucketRow,
+  type TrafficTotalsRow,
+} from './report-queries.ts';
+import { hourDaySpanParams, pathSpanParams } from './span-params.ts';
+import { mergeStagedViews } from './staged-views.ts';
+
+export interface PageWindow {
+  limit: number;
+  offset: number;
+}
+
+export interface PathPage {
+  totals: TrafficTotalsRow;
+  rows: PathViewsRow[];
+}
+
+export interface PathPageOptions {
+  /** How long building a ranking waits for writers before reading the levels directly. */
+  buildLockTimeoutMs?: number | undefined;
+}
+
+/** A ranking can vanish between finding it and reading it (evicted, or gone stale): try again. */
+const RANKING_ATTEMPTS = 3;
+
+/** One snapshot: the totals, and the page from the ranking (null: summed from the levels). */
+async function readPathPageOnce(
+  db: Database,
+  projectId: string,
+  range: HourRange,
+  rankingId: number | null,
+  page: PageWindow,
+): Promise<PathPage | null> {
+  return db.transaction(async (tx) => {
+    await beginSnapshotRead(tx);
+    if (rankingId !== null && !(await isRankingLive(tx, rankingId))) return null;
+    const totals = await selectTrafficTotals(tx, projectId, hourDaySpanParams(splitRange(range, null)));
+    const rows =
+      rankingId !== null
+        ? await selectRankingPage(tx, rankingId, page)
+        : await selectPathViewsPageFromLevels(tx, projectId, pathSpanParams(splitRange(range, null)), page);
+    return { totals, rows };
+  });
+}
+
+/**
+ * The range's traffic totals and one page of paths in the export's order (total descending, then
+ * path in byte order). The page comes from the range's ranking (rankings.ts), built on first use;
+ * after two rankings vanished under it, or when writers keep the build waiting, it is summed from
+ * the levels instead.
+ */
+export async function readPathPage(
+  db: Database,
+  projectId: string,
+  range: HourRange,
+  page: PageWindow,
+  options: PathPageOptions = {},
+): Promise<PathPage> {
+  await mergeStagedViews(db);
+  for (let attempt = 1; ; attempt++) {
+    const rankingId =
+      attempt < RANKING_ATTEMPTS ? await rankingFor(db, projectId, range, options.buildLockTimeoutMs) : null;
+    const read = await readPathPageOnce(db, projectId, range, rankingId, page);
+    if (read !== null) return read;
+  }
+}
+
+export interface AgentPage {
+  totals: Awaited<ReturnType<typeof selectAgentTotals>>;
+  rows: AgentViewsRow[];
+}
+
+/** The range's AI-agent totals and one page of agents (total descending, then name). */
+export async function readAgentPage(
+  db: Database,
+  projectId: string,
+  range: HourRange,
+  page: PageWindow,
+): Promise<AgentPage> {
+  await mergeStagedViews(db);
+  const spans = hourDaySpanParams(splitRange(range, null));
+  return db.transaction(async (tx: Queryable) => {
+    await beginSnapshotRead(tx);
+    const totals = await selectAgentTotals(tx, projectId, spans);
+    const rows = await selectAgentsPage(tx, projectId, spans, page);
+    return { totals, rows };
+  });
+}
+
+export type SeriesInterval = 'hour' | 'day';
+
+/** The buckets of [from, to) that have views, in order; day bounds on UTC midnight. */
+export async function readSeries(
+  db: Database,
+  projectId: string,
+  interval: SeriesInterval,
+  from: number,
+  to: number,
+): Promise<TrafficBucketRow[]> {
+  await mergeStagedViews(db);
+  return interval === 'hour'
+    ? selectHourlyTraffic(db, projectId, from, to)
+    : selectDailyTraffic(db, projectId, from, to);
+}
+
+/** The first and last hour with views (epoch seconds), or nulls when the project has none. */
+export async function readExtent(
+  db: Database,
+  projectId: string,
+): Promise<{ first: number | null; last: number | null }> {
+  await mergeStagedViews(db);
+  return selectTrafficExtent(db, projectId);
+}

@@ -101,6 +101,14 @@ module.exports = {
       to: { path: '^src/http/' },
     },
     {
+      name: 'mcp-only-from-edge',
+      severity: 'error',
+      comment:
+        'The MCP server (src/mcp) is an edge like the HTTP API: only src/http/app.ts (its /mcp route) and src/main (docwright mcp) import it. Services and modules must not: what the tools share with them belongs in the module, exported from its index.ts.',
+      from: { path: '^src/', pathNot: ['^src/mcp/', '^src/main/', '^src/http/app[.]ts$'] },
+      to: { path: '^src/mcp/' },
+    },
+    {
       name: 'queries-private',
       severity: 'error',
       comment:

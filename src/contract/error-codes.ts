@@ -271,6 +271,15 @@ export const METRICS_ERROR_CODES = {
   },
 } as const satisfies Record<string, ErrorSpec>;
 
+/** The MCP endpoint (/mcp, docs/mcp.md). */
+export const MCP_ERROR_CODES = {
+  mcp_method_not_allowed: {
+    status: 405,
+    description:
+      'GET or DELETE on /mcp: the MCP endpoint keeps no sessions and offers no server-initiated stream; send each JSON-RPC message with POST.',
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
 /** Each table under the name of its owner (the registry reports a code defined twice by owner). */
 export const ERROR_CODES_BY_OWNER = {
   http: HTTP_ERROR_CODES,
@@ -284,4 +293,5 @@ export const ERROR_CODES_BY_OWNER = {
   accounts: ACCOUNT_ERROR_CODES,
   collect: COLLECT_ERROR_CODES,
   metrics: METRICS_ERROR_CODES,
+  mcp: MCP_ERROR_CODES,
 } as const;

@@ -2,6 +2,7 @@
 // server entry point adds listen() and shutdown around it.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { registerMcpRoutes } from '../mcp/routes.ts';
 import { installHttpMetrics } from '../metrics/http-metrics.ts';
 import { groupCommitObserver, recordOutcomeObserver } from '../metrics/ingest-metrics.ts';
 import { createMetrics, type DocwrightMetrics } from '../metrics/registry.ts';
@@ -124,6 +125,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     ? { agentCatalog: liveAgentCatalog(classificationContext) }
     : {};
   registerAnalyticsRoutes(app, context, { ...agentCatalogOption, unrecognized });
+  registerMcpRoutes(app, context, agentCatalogOption);
   const classification = context.classification ? { classification: context.classification } : {};
   registerIngestRoutes(app, context, {
     ...classification,

@@ -38,6 +38,9 @@ const TREE: Record<string, string[]> = {
   'src/modules/analytics/store/rollups.ts': [],
   'src/util/time.ts': [],
   'src/errors/app-error.ts': ['../contract/body.ts', '../util/time.ts'],
+  'src/mcp/server.ts': ['../modules/b/index.ts', '../contract/body.ts'],
+  'src/mcp/routes.ts': ['../http/context.ts', './server.ts'],
+  'src/main/mcp-command.ts': ['../mcp/server.ts'],
   // Forbidden, one import per rule (the file name says which).
   'src/modules/a/reads-other-queries.ts': ['../b/queries.ts'],
   'src/modules/a/reads-other-service.ts': ['../b/service.ts'],
@@ -52,6 +55,7 @@ const TREE: Record<string, string[]> = {
   'src/util/reads-config.ts': ['../config/config.ts'],
   'src/config/config.ts': [],
   'src/errors/reads-module.ts': ['../modules/b/index.ts'],
+  'src/modules/a/uses-mcp.ts': ['../../mcp/server.ts'],
   'src/util/circle-one.ts': ['./circle-two.ts'],
   'src/util/circle-two.ts': ['./circle-one.ts'],
 };
@@ -86,6 +90,7 @@ test('each rule catches the import it forbids, by name, and allowed imports pass
       'util-imports-only-util: src/util/reads-config.ts → src/config/config.ts',
       'contract-imports-only-contract: src/contract/imports-server.ts → src/runtime/retry-policy.ts',
       'http-only-from-edge: src/modules/a/service-uses-http.ts → src/http/context.ts',
+      'mcp-only-from-edge: src/modules/a/uses-mcp.ts → src/mcp/server.ts',
       'modules-through-index: src/modules/a/reads-other-queries.ts → src/modules/b/queries.ts',
       'modules-through-index: src/modules/a/reads-other-service.ts → src/modules/b/service.ts',
       'no-circular: src/util/circle-one.ts → src/util/circle-two.ts',

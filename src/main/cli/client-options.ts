@@ -17,8 +17,8 @@ export const DEFAULT_SERVER_URL = 'http://127.0.0.1:3000';
 
 /** The variables the client commands read, with their meaning (for --help and docs/cli.md). */
 export const CLIENT_VARIABLES: Record<string, string> = {
-  DOCWRIGHT_URL: `Where the docwright server is, for jobs, views and agents-report (default ${DEFAULT_SERVER_URL}).`,
-  DOCWRIGHT_API_KEY: 'The API key (dw_...) those commands send; never printed.',
+  DOCWRIGHT_URL: `Where the docwright server is, for jobs, views, agents-report and mcp (default ${DEFAULT_SERVER_URL}).`,
+  DOCWRIGHT_API_KEY: 'The API key (dw_...) those commands send (mcp too); never printed.',
   DOCWRIGHT_PROJECT: 'The project (prj_...) those commands act on.',
 };
 

@@ -10,6 +10,7 @@ import { CLIENT_VARIABLES } from './client-options.ts';
 import { registerImportLogsCommand } from './import-logs-command.ts';
 import { registerJobsCommands } from './jobs-commands.ts';
 import { registerKeyCommands } from './keys-commands.ts';
+import { registerMcpCommand } from './mcp-command.ts';
 import { registerProjectCommands } from './projects-commands.ts';
 import { registerMigrateCommand, registerServeCommand } from './serve-command.ts';
 import { registerViewsCommand } from './views-command.ts';
@@ -42,7 +43,7 @@ export function buildProgram(): Command {
     .addHelpText(
       'after',
       `\nEnvironment variables (read once at start):\n${variableList(SERVER_VARIABLE_HELP, VARIABLE_COLUMN)}` +
-        `\n\nRead by the client commands (jobs, views, agents-report) only:\n${variableList(CLIENT_VARIABLES, VARIABLE_COLUMN)}` +
+        `\n\nRead by the client commands (jobs, views, agents-report, mcp) only:\n${variableList(CLIENT_VARIABLES, VARIABLE_COLUMN)}` +
         '\n\nEvery command with examples: docs/cli.md',
     );
 
@@ -57,6 +58,7 @@ export function buildProgram(): Command {
   registerJobsCommands(program);
   registerViewsCommand(program);
   registerAgentsReportCommand(program);
+  registerMcpCommand(program);
   // Commands that later work adds register here, one file each under src/main/cli/.
   // If they touch the database, write their handlers under src/main/commands/ and list them in
   // src/main/commands/registry.ts so they also work while `docwright serve` holds the data directory.

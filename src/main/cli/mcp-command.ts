@@ -53,7 +53,7 @@ export function mcpSettings(
   const apiKey = pick(flags.key, 'DOCWRIGHT_API_KEY');
   if (apiKey === undefined) {
     throw new UsageError(
-      'an API key: set DOCWRIGHT_API_KEY (or pass --key). Create one with: docwright keys create --project <projectId>',
+      'docwright mcp needs an API key: set DOCWRIGHT_API_KEY (or pass --key). Create one with: docwright keys create --project <projectId> (--scope read for read-only tools)',
     );
   }
   let url: URL;

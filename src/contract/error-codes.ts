@@ -278,6 +278,16 @@ export const MCP_ERROR_CODES = {
     description:
       'GET or DELETE on /mcp: the MCP endpoint keeps no sessions and offers no server-initiated stream; send each JSON-RPC message with POST.',
   },
+  mcp_invalid_request: {
+    status: 400,
+    description:
+      'A POST to /mcp that the MCP transport refuses: not a JSON-RPC message, a batch too large, or an unsupported MCP-Protocol-Version header; the message says which.',
+  },
+  mcp_not_acceptable: {
+    status: 406,
+    description:
+      'A POST to /mcp whose Accept header does not list both application/json and text/event-stream, as the MCP streamable HTTP transport requires.',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** Each table under the name of its owner (the registry reports a code defined twice by owner). */

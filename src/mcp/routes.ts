@@ -7,9 +7,13 @@
 // kept between requests, so any process behind a load balancer can answer any request. GET (a
 // stream for server-initiated messages) and DELETE (ending a session) have no meaning without
 // sessions and answer 405, as the MCP transport specification asks.
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeWebStream } from 'node:stream/web';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import type { AppError } from '../errors/app-error.ts';
 import { httpErrors } from '../errors/request-errors.ts';
 import { authenticate } from '../http/auth.ts';
 import type { App, AppContext } from '../http/context.ts';
@@ -69,17 +73,83 @@ export function registerMcpRoutes(app: App, context: AppContext, options: McpRou
         projectId: key.projectId,
         requestId: request.id,
       });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      reply.hijack();
-      reply.raw.setHeader('x-request-id', request.id);
-      reply.raw.on('close', () => {
-        void transport.close();
-        void server.close();
+      // One JSON answer unless the client asked for progress (create_job's wait reports it), which
+      // needs an event stream: a stream costs more per request, and most calls are quick reads.
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: !asksForProgress(request.body),
       });
       await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, request.body);
+      // The SDK's web-standard transport, given the body Fastify already parsed and checked and the
+      // headers it reads: cheaper than its Node wrapper, which converts the whole request and
+      // answer through @hono/node-server, and the answer goes out through Fastify's reply.
+      const response = await transport.handleRequest(
+        new Request(new URL(MCP_PATH, 'http://mcp.invalid'), {
+          method: 'POST',
+          headers: transportHeaders(request.headers),
+        }),
+        { parsedBody: request.body },
+      );
+      if (response.status >= 400) throw await transportRefusal(response);
+      reply.code(response.status as 200 | 202);
+      response.headers.forEach((value, name) => {
+        reply.header(name, value);
+      });
+      if (response.body === null) return reply.send();
+      if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+        return reply.send(await response.text());
+      }
+      // An event stream (progress, then the answer): a client gone before the answer aborts the
+      // tool call, so create_job's wait stops. After a complete answer nothing is pending, and
+      // closing would only build the SDK's "connection closed" error, so it is not done.
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) void server.close();
+      });
+      return reply.send(Readable.fromWeb(response.body as NodeWebStream));
     },
   );
+
+  /**
+   * The transport's own refusals (a request that is not MCP over HTTP: wrong Accept or
+   * Content-Type, not a JSON-RPC message, an unsupported protocol version) come as JSON-RPC error
+   * bodies; they are answered in the API's error shape like every other 4xx, with their words.
+   */
+  async function transportRefusal(response: Response): Promise<AppError> {
+    let message = `The MCP transport refused the request (HTTP ${response.status}).`;
+    try {
+      const body = (await response.json()) as { error?: { message?: string } };
+      if (typeof body.error?.message === 'string') message = `MCP: ${body.error.message}.`;
+    } catch {}
+    if (response.status === 406) return mcpErrors.mcp_not_acceptable(message);
+    if (response.status === 415) return httpErrors.unsupported_media_type(message);
+    if (response.status === 413) return httpErrors.body_too_large(message);
+    return mcpErrors.mcp_invalid_request(message);
+  }
+
+  /** The request headers the MCP transport reads (content negotiation, protocol version). */
+  function transportHeaders(headers: IncomingHttpHeaders): Headers {
+    const out = new Headers();
+    for (const name of [
+      'accept',
+      'content-type',
+      'mcp-protocol-version',
+      'mcp-session-id',
+      'last-event-id',
+    ]) {
+      const value = headers[name];
+      if (value !== undefined) out.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    return out;
+  }
+
+  /** Whether a message of the body carries params._meta.progressToken. */
+  function asksForProgress(body: unknown): boolean {
+    const messages = Array.isArray(body) ? body : [body];
+    return messages.some((m) => {
+      const meta = (m as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
+      return meta?.progressToken !== undefined;
+    });
+  }
 
   const noSessions = async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('allow', 'POST');

@@ -11,6 +11,7 @@ import {
   McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Database } from '../db/database.ts';
 import { httpErrors } from '../errors/request-errors.ts';
@@ -66,10 +67,21 @@ const LISTED: Record<KeyScope, Tool[]> = {
   ingest: [],
 };
 
+/**
+ * The SDK's validator for client answers (elicitation, which docwright does not use). By default
+ * every Server builds its own, a new Ajv instance: most of an MCP request's cost when a server is
+ * built per request, so one is shared.
+ */
+const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
+
 export function createMcpServer(deps: McpDependencies, caller: McpCaller): Server {
   const server = new Server(
     { name: 'docwright', title: 'docwright', version: packageJson.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: SHARED_VALIDATOR,
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: LISTED[caller.scope] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {

@@ -146,6 +146,46 @@ await forEachBackend('MCP over streamable HTTP', ({ db }) => {
     });
     assert.equal(empty.status, 400);
     assert.equal(((await empty.json()) as { code: string }).code, 'invalid_json');
+    // What the MCP transport itself refuses comes in the API's shape too, with its words.
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(new URL('/mcp', baseUrl), {
+        method: 'POST',
+        headers: { ...bearer(seeded.adminKey), 'content-type': 'application/json', ...headers },
+        body,
+      });
+    const json = { accept: 'application/json, text/event-stream' };
+    const refusals: [Response, number, string, RegExp][] = [
+      [
+        await post({ accept: 'application/json' }, JSON.stringify(INITIALIZE)),
+        406,
+        'mcp_not_acceptable',
+        /accept both/,
+      ],
+      [await post(json, '{"hello":"world"}'), 400, 'mcp_invalid_request', /JSON-RPC/],
+      [await post(json, '[1,2]'), 400, 'mcp_invalid_request', /JSON-RPC/],
+      [
+        await post(
+          { ...json, 'mcp-protocol-version': '1999-01-01' },
+          '{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
+        ),
+        400,
+        'mcp_invalid_request',
+        /protocol version/i,
+      ],
+      [
+        await post({ ...json, 'content-type': 'text/plain' }, 'hi'),
+        415,
+        'unsupported_media_type',
+        /Content-Type/,
+      ],
+    ];
+    for (const [res, status, code, words] of refusals) {
+      const body = (await res.json()) as { code: string; error: string; requestId: string };
+      assert.equal(res.status, status, JSON.stringify(body));
+      assert.equal(body.code, code);
+      assert.match(body.error, words);
+      assert.match(body.requestId, /^req_/);
+    }
     const nul = await fetch(new URL('/mcp', baseUrl), {
       method: 'POST',
       headers: {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createKey } from '../../src/modules/keys/service.ts';
+import { createKey, revokeKey } from '../../src/modules/keys/service.ts';
 import { type AgentHarness, startAgentHarness } from '../e2e/agent-harness.ts';
 import { eventually, scriptDocsEdit } from '../e2e/scripts.ts';
 import { forEachBackend } from '../helpers/databases.ts';
@@ -36,13 +36,16 @@ await forEachBackend('MCP end to end', ({ db }) => {
   let baseUrl: string;
   let admin: Client;
   let readKey: string;
+  let readKeyId: string;
   const stdio: StdioHandle[] = [];
 
   before(async () => {
     h = await startAgentHarness(db());
     baseUrl = await listen(h.app);
     admin = await httpClient(baseUrl, h.adminKey);
-    readKey = (await createKey(db(), { projectId: h.project.id, scope: 'read' })).key;
+    const created = await createKey(db(), { projectId: h.project.id, scope: 'read' });
+    readKey = created.key;
+    readKeyId = created.id;
   });
   after(async () => {
     h.intercept = null;
@@ -200,6 +203,13 @@ await forEachBackend('MCP end to end', ({ db }) => {
     const refused = errorOf(await s.client.callTool({ name: 'create_job', arguments: { prompt: 'No' } }));
     assert.equal(refused.code, 'insufficient_scope');
     assert.ok(resultValue(await s.client.callTool({ name: 'list_jobs', arguments: { limit: 1 } })));
+    // A key revoked while the assistant runs: the next call fails, saying why, without the key.
+    await revokeKey(db(), readKeyId);
+    await assert.rejects(s.client.callTool({ name: 'list_jobs', arguments: {} }), (error: Error) => {
+      assert.match(error.message, /The API key has been revoked\. \(code invalid_api_key/);
+      assert.doesNotMatch(error.message, new RegExp(readKey));
+      return true;
+    });
   });
 
   test('over stdio: a refused key ends docwright mcp with the reason on stderr, never the key', async () => {

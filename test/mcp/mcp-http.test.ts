@@ -268,6 +268,41 @@ await forEachBackend('MCP over streamable HTTP', ({ db }) => {
     );
   });
 
+  test('concurrent calls with the same JSON-RPC id each get their own answer', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const job = resultValue<{ id: string }>(
+        await admin.callTool({ name: 'create_job', arguments: { prompt: `Parallel ${i}` } }),
+      );
+      ids.push(job.id);
+    }
+    const call = (jobId: string) =>
+      fetch(new URL('/mcp', baseUrl), {
+        method: 'POST',
+        headers: {
+          ...bearer(seeded.readKey),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'get_job', arguments: { jobId } },
+        }),
+      }).then(
+        async (res) => (await res.json()) as { id: number; result: { structuredContent: { id: string } } },
+      );
+    const asked = Array.from({ length: 40 }, (_, i) => ids[i % ids.length]!);
+    const answers = await Promise.all(asked.map(call));
+    assert.deepEqual(
+      answers.map((a) => a.result.structuredContent.id),
+      asked,
+    );
+    assert.ok(answers.every((a) => a.id === 7));
+    for (const id of ids) await admin.callTool({ name: 'cancel_job', arguments: { jobId: id } });
+  });
+
   test('create_job honours an idempotency key as the Idempotency-Key header does', async () => {
     const args = { prompt: 'Once only', idempotencyKey: 'mcp-retry-1' };
     const first = resultValue<{ id: string }>(await admin.callTool({ name: 'create_job', arguments: args }));

@@ -3,7 +3,8 @@
 // the get_job tool called by the SDK's own client over streamable HTTP (what an assistant does:
 // its JSON-RPC checks and the output-schema check included), and the same tools/call posted
 // with fetch (the server's side alone: authentication, a server built for the key, the SDK's
-// transport, the argument check, the service call). Samples alternate between the three so
+// transport, the argument check, the service call). The server's own time per request (arrival to
+// last byte) is reported for both as well. Samples alternate between the three so
 // they share the machine's noise; the goal is an MCP read at most 1.5 times the HTTP read.
 //
 // Run: npm run bench:mcp
@@ -52,6 +53,21 @@ async function measure(BACKEND: 'pglite' | 'postgres'): Promise<void> {
     const address = app.server.address();
     assert.ok(address !== null && typeof address === 'object');
     const base = `http://127.0.0.1:${address.port}`;
+    // The server's own time per request: from the request's arrival to the last byte of the answer.
+    const serverMs: { http: number[]; mcp: number[] } = { http: [], mcp: [] };
+    let recording = false;
+    let connections = 0;
+    app.server.on('connection', () => {
+      if (recording) connections++;
+    });
+    app.server.prependListener('request', (req, res) => {
+      if (!recording) return;
+      const start = process.hrtime.bigint();
+      res.once('finish', () => {
+        const ms = Number(process.hrtime.bigint() - start) / 1e6;
+        (req.url === '/mcp' ? serverMs.mcp : serverMs.http).push(ms);
+      });
+    });
 
     const jobUrl = `${base}/v2/agent/${project.id}/job/${job.id}`;
     const httpRead = async () => {
@@ -96,6 +112,7 @@ async function measure(BACKEND: 'pglite' | 'postgres'): Promise<void> {
       await sdkRead();
       await rawRead();
     }
+    recording = true;
     const http: number[] = [];
     const sdk: number[] = [];
     const raw: number[] = [];
@@ -127,6 +144,13 @@ async function measure(BACKEND: 'pglite' | 'postgres'): Promise<void> {
       figureLine(`${BACKEND}_mcp_get_job_sdk_client_cpu_mean`, cpu.sdk / SAMPLES, 'ms', cpuBaseline),
     );
     console.log(figureLine(`${BACKEND}_mcp_get_job_raw_post_cpu_mean`, cpu.raw / SAMPLES, 'ms', cpuBaseline));
+    for (const p of [50, 99]) {
+      const baseline = percentile(serverMs.http, p);
+      console.log(
+        figureLine(`${BACKEND}_mcp_get_job_server_time_p${p}`, percentile(serverMs.mcp, p), 'ms', baseline),
+      );
+    }
+    console.log(`connections opened while measuring: ${connections}`);
     const ratio = percentile(sdk, 50) / percentile(http, 50);
     console.log(
       `goal (${BACKEND}): p50 MCP read <= 1.5 x HTTP read: ${ratio <= 1.5 ? 'met' : 'NOT met'} (${ratio.toFixed(2)})`,

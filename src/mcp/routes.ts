@@ -80,6 +80,12 @@ export function registerMcpRoutes(app: App, context: AppContext, options: McpRou
         enableJsonResponse: !asksForProgress(request.body),
       });
       await server.connect(transport);
+      // A client gone before its answer aborts the tool call (create_job's wait stops). After a
+      // complete answer nothing is pending, and closing would only build the SDK's "connection
+      // closed" error (a stack trace per request), so it is not done then.
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) void server.close();
+      });
       // The SDK's web-standard transport, given the body Fastify already parsed and checked and the
       // headers it reads: cheaper than its Node wrapper, which converts the whole request and
       // answer through @hono/node-server, and the answer goes out through Fastify's reply.
@@ -99,12 +105,7 @@ export function registerMcpRoutes(app: App, context: AppContext, options: McpRou
       if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
         return reply.send(await response.text());
       }
-      // An event stream (progress, then the answer): a client gone before the answer aborts the
-      // tool call, so create_job's wait stops. After a complete answer nothing is pending, and
-      // closing would only build the SDK's "connection closed" error, so it is not done.
-      reply.raw.on('close', () => {
-        if (!reply.raw.writableFinished) void server.close();
-      });
+      // An event stream: progress notifications, then the answer.
       return reply.send(Readable.fromWeb(response.body as NodeWebStream));
     },
   );

@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../../src/http/context.ts';
+import { jobEventHub } from '../../src/modules/jobs/index.ts';
 import { bearer, createTestApp, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import { errorOf, httpClient, listen, READ_TOOLS, resultValue, WRITE_TOOLS } from './mcp-helpers.ts';
@@ -301,6 +302,50 @@ await forEachBackend('MCP over streamable HTTP', ({ db }) => {
     );
     assert.ok(answers.every((a) => a.id === 7));
     for (const id of ids) await admin.callTool({ name: 'cancel_job', arguments: { jobId: id } });
+  });
+
+  test('create_job waits at most waitSeconds, and stops waiting when the client leaves', async () => {
+    // No worker runs in this app: the job stays active.
+    const started = Date.now();
+    const waited = await admin.callTool({
+      name: 'create_job',
+      arguments: { prompt: 'Wait a bit', waitSeconds: 1 },
+    });
+    const job = resultValue<{ id: string; status: string }>(waited);
+    assert.equal(job.status, 'active');
+    assert.ok(Date.now() - started >= 900, 'it waited');
+    assert.match(JSON.stringify(waited.content), /still active after the wait; call get_job/);
+
+    const hub = jobEventHub(db());
+    const leaving = new AbortController();
+    const call = fetch(new URL('/mcp', baseUrl), {
+      method: 'POST',
+      signal: leaving.signal,
+      headers: {
+        ...bearer(seeded.adminKey),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'create_job', arguments: { prompt: 'Wait long', waitSeconds: 600 } },
+      }),
+    }).catch(() => 'aborted');
+    const waiting = Date.now();
+    while (hub.subscriberCount === 0 && Date.now() - waiting < 10_000)
+      await new Promise((r) => setTimeout(r, 20));
+    assert.equal(hub.subscriberCount, 1, 'the call is waiting on the job');
+    leaving.abort();
+    assert.equal(await call, 'aborted');
+    const stopping = Date.now();
+    while (hub.subscriberCount > 0 && Date.now() - stopping < 10_000)
+      await new Promise((r) => setTimeout(r, 20));
+    assert.equal(hub.subscriberCount, 0, 'the wait ended with the connection');
+    for (const row of await db().query<{ id: string }>("SELECT id FROM jobs WHERE status = 'active'")) {
+      await admin.callTool({ name: 'cancel_job', arguments: { jobId: row.id } });
+    }
   });
 
   test('create_job honours an idempotency key as the Idempotency-Key header does', async () => {

@@ -28,12 +28,29 @@ export type StopReason =
   | 'max_tokens'
   | 'wall_time'
   | 'stuck'
-  | 'cancelled';
+  | 'cancelled'
+  // Spending bounds, reported by the step callback (the job's cost cap, the project's month).
+  | 'cost_cap'
+  | 'monthly_budget';
 
 export interface AgentUsage {
+  /** All input tokens, cache reads and writes included. */
   inputTokens: number;
   outputTokens: number;
   steps: number;
+  /** Of inputTokens: read from and written into the provider's prompt cache. */
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** The steps' costs as the step callback priced them; null once a step had no price. */
+  costUsd: number | null;
+}
+
+/** What the step callback may answer: the step's cost, and whether spending must stop the run. */
+export interface StepVerdict {
+  costUsd?: number | null;
+  stop?: 'cost_cap' | 'monthly_budget' | null;
+  /** Names the spending bound and the amount, for the job's failure. */
+  stopMessage?: string | null;
 }
 
 export interface AgentOutcome {
@@ -46,6 +63,8 @@ export interface AgentOutcome {
   usage: AgentUsage;
   /** provider:model, the model actually used. */
   model: string;
+  /** For a run stopped by a spending bound: which, and how much was spent. */
+  stopMessage?: string;
 }
 
 export interface AgentToolCallEvent {
@@ -67,7 +86,7 @@ export interface AgentStepEvent {
   step: number;
   text: string;
   toolCalls: AgentToolCallEvent[];
-  usage: { inputTokens: number; outputTokens: number };
+  usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
   /** The run's totals including this step. */
   totalUsage: AgentUsage;
 }
@@ -87,7 +106,8 @@ export interface RunAgentInput {
    * Called after each step, awaited before the next one. It must handle its own errors: the AI
    * SDK ignores what a step callback throws, so the run goes on.
    */
-  onStep?: (event: AgentStepEvent) => void | Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a callback that returns nothing stays valid.
+  onStep?: (event: AgentStepEvent) => void | StepVerdict | Promise<void | StepVerdict>;
   /** For tools that return a failure instead of throwing. */
   isFailedToolOutput?: (toolName: string, output: unknown) => boolean;
   /** Values to remove from error messages (keys, tokens in play). */
@@ -111,12 +131,28 @@ export async function runAgent(input: RunAgentInput): Promise<AgentOutcome> {
     input.signal?.aborted ? 'cancelled' : wallClock.signal.aborted ? 'wall_time' : null;
 
   const steps: StepResult<ToolSet>[] = [];
-  const usage: AgentUsage = { inputTokens: 0, outputTokens: 0, steps: 0 };
+  const usage: AgentUsage = {
+    inputTokens: 0,
+    outputTokens: 0,
+    steps: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    costUsd: 0,
+  };
+  // Set by the step callback; an object, so reads after the run see what the callback wrote.
+  const spend: { stop: { reason: 'cost_cap' | 'monthly_budget'; message: string | null } | null } = {
+    stop: null,
+  };
   let finishForced = false;
   let forcedFinishIgnored = false;
 
   const judge = (done: StepResult<ToolSet>[]) =>
-    decideStop(done, { limits, abortedBy: abortedBy(), isFailedToolOutput: input.isFailedToolOutput });
+    decideStop(done, {
+      limits,
+      abortedBy: abortedBy(),
+      isFailedToolOutput: input.isFailedToolOutput,
+      spendStop: spend.stop?.reason ?? null,
+    });
   const stopWhen: StopCondition<ToolSet> = ({ steps: done }) => judge(done) !== null;
 
   // On the last step the bound allows, only finish is offered, so a run cut by max_steps still
@@ -131,16 +167,24 @@ export async function runAgent(input: RunAgentInput): Promise<AgentOutcome> {
     steps.push(step);
     const inputTokens = step.usage.inputTokens ?? 0;
     const outputTokens = step.usage.outputTokens ?? 0;
+    const cacheReadTokens = step.usage.inputTokenDetails?.cacheReadTokens ?? 0;
+    const cacheWriteTokens = step.usage.inputTokenDetails?.cacheWriteTokens ?? 0;
     usage.inputTokens += inputTokens;
     usage.outputTokens += outputTokens;
+    usage.cacheReadTokens += cacheReadTokens;
+    usage.cacheWriteTokens += cacheWriteTokens;
     usage.steps += 1;
-    await input.onStep?.({
+    const verdict = await input.onStep?.({
       step: usage.steps,
       text: step.text,
       toolCalls: toolCallEvents(step, input),
-      usage: { inputTokens, outputTokens },
+      usage: { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens },
       totalUsage: { ...usage },
     });
+    const stepCost = verdict ? verdict.costUsd : null;
+    usage.costUsd =
+      usage.costUsd === null || stepCost === null || stepCost === undefined ? null : usage.costUsd + stepCost;
+    if (verdict?.stop) spend.stop ??= { reason: verdict.stop, message: verdict.stopMessage ?? null };
   };
 
   const common = {
@@ -197,12 +241,15 @@ export async function runAgent(input: RunAgentInput): Promise<AgentOutcome> {
     ...(finalText !== undefined ? { finalText } : {}),
     usage: { ...usage },
     model: modelName,
+    ...(spend.stop?.message ? { stopMessage: spend.stop.message } : {}),
   };
 }
 
 interface StopContext {
   limits: AgentLimits;
   abortedBy: StopReason | null;
+  /** A spending bound the step callback reported. */
+  spendStop: 'cost_cap' | 'monthly_budget' | null;
   isFailedToolOutput: RunAgentInput['isFailedToolOutput'];
 }
 
@@ -215,6 +262,8 @@ function decideStop(steps: StepResult<ToolSet>[], context: StopContext): StopRea
   if (context.abortedBy !== null) return context.abortedBy;
   // A model that answered without tools ended the run itself.
   if (last.toolCalls.length === 0) return 'no_more_tool_calls';
+  // Money spent is spent: a spending bound stops the run before the other bounds are weighed.
+  if (context.spendStop !== null) return context.spendStop;
   if (isStuck(steps, context)) return 'stuck';
   const tokens = steps.reduce((n, s) => n + (s.usage.inputTokens ?? 0) + (s.usage.outputTokens ?? 0), 0);
   if (tokens >= context.limits.maxTotalTokens) return 'max_tokens';

@@ -12,6 +12,8 @@ const BOUND_WORDS: Partial<Record<StopReason, string>> = {
   wall_time: 'at its time bound',
   stuck: 'after repeating a failing action',
   no_more_tool_calls: 'without calling finish',
+  cost_cap: "at the job's cost cap",
+  monthly_budget: "at the project's monthly budget",
 };
 
 export function pullRequestTitle(agentTitle: string | undefined, prompt: string): string {

@@ -33,6 +33,8 @@ export interface Config {
   modelCredentials: Record<ModelProvider, ProviderCredentials>;
   /** How long one model call may wait for the provider before it is cut and retried. */
   modelTimeoutMs: number;
+  /** Absolute path of the deployment's price table (DOCWRIGHT_MODEL_PRICES_FILE); null: built-in only. */
+  modelPricesFile: string | null;
   worker: WorkerConfig;
   /** Server-wide code-host tokens, used by projects that store none of their own. */
   codeHostTokens: { github: string | null; gitlab: string | null; gitea: string | null };
@@ -123,6 +125,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): LoadedC
 
   const agentLists = extraAgentLists(v.DOCWRIGHT_EXTRA_AGENT_LISTS, cwd);
   problems.push(...agentLists.problems);
+  const modelPricesFile =
+    v.DOCWRIGHT_MODEL_PRICES_FILE === undefined ? null : resolvePath(v.DOCWRIGHT_MODEL_PRICES_FILE, cwd);
+  if (modelPricesFile !== null && !isReadableFile(modelPricesFile)) {
+    problems.push(`DOCWRIGHT_MODEL_PRICES_FILE names ${modelPricesFile}, which is not a readable file.`);
+  }
   const trustedProxies = parseTrustedProxies(v.DOCWRIGHT_TRUSTED_PROXIES);
   problems.push(...trustedProxies.problems);
 
@@ -147,6 +154,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): LoadedC
     defaultModel: v.DOCWRIGHT_MODEL ?? null,
     modelCredentials: credentialsFromEnvironment(models.values as Env),
     modelTimeoutMs: v.DOCWRIGHT_MODEL_TIMEOUT_SECONDS * 1000,
+    modelPricesFile,
     worker: {
       inServe: v.DOCWRIGHT_WORKER,
       concurrency: v.DOCWRIGHT_WORKER_CONCURRENCY,
@@ -221,6 +229,15 @@ function extraAgentLists(raw: string | undefined, cwd: string): { paths: string[
     paths.push(absolute);
   }
   return { paths, problems };
+}
+
+function isReadableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function resolvePath(path: string, cwd: string): string {

@@ -116,6 +116,13 @@ export const SERVER_VARIABLES = {
     description:
       'How long one model call may wait for the provider: for its whole answer, or, when answers are streamed, for the next part of it. A call that waits longer is cut and retried like a provider error',
   }),
+  DOCWRIGHT_MODEL_PRICES_FILE: Type.Optional(
+    Type.String({
+      written: 'path',
+      description:
+        "A JSON price table ({prices: [...]}, the shape of data/model-prices.json) whose entries win over the built-in prices of model calls (docs/cost-and-budgets.md); a project's modelPrices setting wins over both",
+    }),
+  ),
   DOCWRIGHT_EXTRA_AGENT_LISTS: Type.Optional(
     Type.String({
       written: 'paths, comma-separated',

@@ -6,6 +6,7 @@
 // injection: a path such as "/=HYPERLINK(...)" stays text when opened. Numbers are written as
 // they are; they are never negative here. No run-time imports: the client loads this file.
 import type { AgentReport, PageViewReport } from './analytics.ts';
+import type { UsageGroup, UsageReport } from './usage.ts';
 
 export type CsvCell = string | number | null;
 
@@ -27,6 +28,34 @@ export function viewsCsvRow(row: PageViewReport['views'][number]): CsvCell[] {
 /** One line of the agents export, in AGENTS_CSV_COLUMNS order. */
 export function agentsCsvRow(row: AgentReport['agents'][number]): CsvCell[] {
   return [row.agent, row.operator, row.category, row.verified, row.unverified, row.total];
+}
+
+/** The usage export's columns: the group's key (day, model or job) first. */
+export function usageCsvColumns(groupBy: UsageGroup): string[] {
+  return [
+    groupBy,
+    'calls',
+    'inputTokens',
+    'outputTokens',
+    'cacheReadTokens',
+    'cacheWriteTokens',
+    'costUsd',
+    'unpricedCalls',
+  ];
+}
+
+/** One line of the usage export, in usageCsvColumns order. */
+export function usageCsvRow(row: UsageReport['rows'][number]): CsvCell[] {
+  return [
+    row.key,
+    row.calls,
+    row.inputTokens,
+    row.outputTokens,
+    row.cacheReadTokens,
+    row.cacheWriteTokens,
+    row.costUsd,
+    row.unpricedCalls,
+  ];
 }
 
 const FORMULA_START = /^[=+\-@\t\r]/;

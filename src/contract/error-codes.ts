@@ -290,6 +290,15 @@ export const MCP_ERROR_CODES = {
   },
 } as const satisfies Record<string, ErrorSpec>;
 
+/** What jobs cost: budgets. */
+export const USAGE_ERROR_CODES = {
+  budget_exhausted: {
+    status: 402,
+    description:
+      "The project's monthly budget (monthlyBudgetUsd) is spent, or the job's cost cap (jobCostCapUsd) is, for a follow-up: no job or follow-up starts until the budget is raised or the UTC month ends.",
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
 /** Each table under the name of its owner (the registry reports a code defined twice by owner). */
 export const ERROR_CODES_BY_OWNER = {
   http: HTTP_ERROR_CODES,
@@ -304,4 +313,5 @@ export const ERROR_CODES_BY_OWNER = {
   collect: COLLECT_ERROR_CODES,
   metrics: METRICS_ERROR_CODES,
   mcp: MCP_ERROR_CODES,
+  usage: USAGE_ERROR_CODES,
 } as const;

@@ -19,3 +19,4 @@ export * from './job-failure-codes.ts';
 export * from './job-statuses.ts';
 export * from './jobs.ts';
 export * from './params.ts';
+export * from './usage.ts';

@@ -16,6 +16,7 @@ export const JOB_EVENT_TYPES = [
   'message',
   'archived',
   'released',
+  'budget_alert',
 ] as const;
 export type JobEventType = (typeof JOB_EVENT_TYPES)[number];
 

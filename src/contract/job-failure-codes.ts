@@ -9,7 +9,7 @@ export const JOB_FAILURE_CODES = {
     "The model provider refused the request for a reason retrying cannot fix, or kept failing or keeping calls waiting past the model timeout until the retries ran out; the message is the provider's, without secrets.",
   worker_lost: 'The worker running the job stopped (crash, kill) too many times; the job was not finished.',
   limit_reached:
-    'The agent hit a bound of its run (steps, tokens, wall time, or a repeated failing action) before changing any file. When files had changed, the work is published instead and the job completes, saying which bound stopped it.',
+    "The agent hit a bound of its run (steps, tokens, wall time, or a repeated failing action) before changing any file. When files had changed, the work is published instead and the job completes, saying which bound stopped it. A spending bound (the project's jobCostCapUsd or monthlyBudgetUsd) fails the job whether or not files changed, after publishing what changed; the message names the bound.",
   repository_unavailable:
     'The repository could not be fetched (not found, unreachable, refused by the address policy for repository URLs, or the token cannot read it).',
   push_rejected:

@@ -2,6 +2,7 @@
 // first; the rest are additive.
 import { type Static, Type } from 'typebox';
 import { JOB_EVENT_TYPES } from './job-events.ts';
+import { JobUsageCostFields } from './usage.ts';
 
 export const JobStatusSchema = Type.Union([
   Type.Literal('active'),
@@ -56,10 +57,11 @@ export const JobSchema = Type.Object(
           inputTokens: Type.Integer(),
           outputTokens: Type.Integer(),
           steps: Type.Integer(),
+          ...JobUsageCostFields,
         }),
         Type.Null(),
       ],
-      { description: 'Tokens and steps the agent used, once it ran.' },
+      { description: 'Tokens, steps and cost of the last run, and total over every run, once it ran.' },
     ),
     updatedAt: Timestamp,
     completedAt: NullableTimestamp,

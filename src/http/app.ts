@@ -14,6 +14,7 @@ import { type DashboardPluginOptions, registerDashboard } from '../modules/dashb
 import { registerJobDiffRoutes } from '../modules/jobs/diff/routes.ts';
 import { registerJobEventRoutes } from '../modules/jobs/events/routes.ts';
 import { registerJobRoutes } from '../modules/jobs/routes.ts';
+import { registerUsageRoutes } from '../modules/usage/routes.ts';
 import type { Logger } from '../util/logger.ts';
 import { authenticate, isApiPath } from './auth.ts';
 import type { App, AppContext } from './context.ts';
@@ -115,6 +116,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   registerJobRoutes(app, context);
   registerJobEventRoutes(app, context);
   registerJobDiffRoutes(app, context);
+  registerUsageRoutes(app, context);
   // Pending counts of the unknown-agents report, written every few seconds and at close.
   const unrecognized = new UnrecognizedAgentCounter(context.db, { logger: app.log });
   app.addHook('onClose', async () => unrecognized.close());

@@ -6,6 +6,7 @@ import type { Database } from '../db/database.ts';
 import { jobWorkerObserver, trackWorker } from '../metrics/job-metrics.ts';
 import type { DocwrightMetrics } from '../metrics/registry.ts';
 import { JobWorker, saveJobDiff } from '../modules/jobs/index.ts';
+import { loadPriceTable } from '../modules/usage/index.ts';
 import type { Logger } from '../util/logger.ts';
 import type { ServeExtension } from './serve-extension.ts';
 
@@ -32,6 +33,8 @@ export function createJobWorker(
     concurrency: config.worker.concurrency,
     leaseMs: config.worker.leaseMs,
     maxAttempts: config.worker.maxAttempts,
+    // A malformed price file stops the worker's start with a message naming the file.
+    prices: loadPriceTable(config.modelPricesFile),
     ...(metrics ? { observer: jobWorkerObserver(metrics) } : {}),
   });
   if (metrics) trackWorker(metrics, worker);

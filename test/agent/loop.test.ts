@@ -184,7 +184,14 @@ describe('bounds end the run with an outcome, not an error', () => {
       limits: limits({ maxTotalTokens: 1000 }),
     });
     assert.equal(outcome.stoppedBy, 'max_tokens');
-    assert.deepEqual(outcome.usage, { inputTokens: 800, outputTokens: 200, steps: 2 });
+    assert.deepEqual(outcome.usage, {
+      inputTokens: 800,
+      outputTokens: 200,
+      steps: 2,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      costUsd: null,
+    });
     assert.equal(server.requests.length - first, 2);
   });
 
@@ -320,7 +327,14 @@ for (const streaming of [false, true]) {
         assert.equal(error.code, 'model_error');
         assert.match(error.message, /^openai:gpt-4\.1 answered HTTP 400: context too long/);
         assert.ok(!error.message.includes(KEY));
-        assert.deepEqual(error.usage, { inputTokens: 50, outputTokens: 5, steps: 1 });
+        assert.deepEqual(error.usage, {
+          inputTokens: 50,
+          outputTokens: 5,
+          steps: 1,
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+          costUsd: null,
+        });
         return true;
       },
     );
@@ -381,7 +395,14 @@ describe('a model call that keeps the run waiting (the model timeout)', () => {
           /^openai:gpt-4\.1 failed: the streamed answer stopped: nothing more came/,
         );
         // The stalled call counts as a step: it was made, and it ended.
-        assert.deepEqual(error.usage, { inputTokens: 40, outputTokens: 4, steps: 2 });
+        assert.deepEqual(error.usage, {
+          inputTokens: 40,
+          outputTokens: 4,
+          steps: 2,
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+          costUsd: null,
+        });
         return true;
       },
     );

@@ -5,7 +5,8 @@
 // - OpenAI Chat Completions, `POST /v1/chat/completions`: the `chat.completion` object (choices
 //   with `message.content` / `message.tool_calls[{id, type: "function", function: {name,
 //   arguments}}]`, `finish_reason` stop | tool_calls | length, `usage.prompt_tokens /
-//   completion_tokens / total_tokens`); with `stream: true`, server-sent `data:` lines of
+//   completion_tokens / total_tokens`, and `prompt_tokens_details.cached_tokens`, part of
+//   prompt_tokens, when the prompt cache was read); with `stream: true`, server-sent `data:` lines of
 //   `chat.completion.chunk` objects (`delta.content`, `delta.tool_calls[{index, id, function}]`
 //   with the arguments in fragments) ending in `data: [DONE]`; when the request sets
 //   `stream_options.include_usage`, every chunk carries `usage: null` and one extra chunk with
@@ -13,7 +14,8 @@
 //   param, code}}`.
 // - Anthropic Messages, `POST /v1/messages`: the `message` object (`content` blocks `text` and
 //   `tool_use {id, name, input}`, `stop_reason` end_turn | tool_use | max_tokens,
-//   `usage.input_tokens / output_tokens`); with `stream: true`, SSE `event:`/`data:` pairs
+//   `usage.input_tokens / output_tokens`, and with prompt caching `cache_creation_input_tokens /
+//   cache_read_input_tokens`, which input_tokens excludes); with `stream: true`, SSE `event:`/`data:` pairs
 //   message_start, content_block_start, ping, content_block_delta (`text_delta`,
 //   `input_json_delta` with `partial_json`), content_block_stop, message_delta (stop_reason and
 //   output usage), message_stop. Errors are `{type: "error", error: {type, message}}` with the
@@ -29,8 +31,20 @@ import type { AddressInfo } from 'node:net';
 export type WireProtocol = 'openai' | 'anthropic';
 
 export interface ScriptedUsage {
+  /** All input tokens, cache reads and writes included (what the AI SDK reports as inputTokens). */
   inputTokens: number;
   outputTokens: number;
+  /**
+   * Of inputTokens, read from the prompt cache: OpenAI `usage.prompt_tokens_details.cached_tokens`
+   * (prompt_tokens includes them); Anthropic `usage.cache_read_input_tokens` (input_tokens
+   * excludes them).
+   */
+  cacheReadTokens?: number;
+  /**
+   * Of inputTokens, written into the prompt cache: Anthropic `usage.cache_creation_input_tokens`.
+   * OpenAI reports no cache writes, so its answers leave these out.
+   */
+  cacheWriteTokens?: number;
 }
 
 export interface ScriptedToolCall {
@@ -643,6 +657,30 @@ function openAiUsage(usage: ScriptedUsage) {
     prompt_tokens: usage.inputTokens,
     completion_tokens: usage.outputTokens,
     total_tokens: usage.inputTokens + usage.outputTokens,
+    ...(usage.cacheReadTokens !== undefined
+      ? {
+          prompt_tokens_details: { cached_tokens: usage.cacheReadTokens, audio_tokens: 0 },
+          completion_tokens_details: {
+            reasoning_tokens: 0,
+            audio_tokens: 0,
+            accepted_prediction_tokens: 0,
+            rejected_prediction_tokens: 0,
+          },
+        }
+      : {}),
+  };
+}
+
+/** Anthropic's input usage: input_tokens counts only what was neither read from nor written to the cache. */
+function anthropicInputUsage(usage: ScriptedUsage) {
+  const cached = usage.cacheReadTokens !== undefined || usage.cacheWriteTokens !== undefined;
+  if (!cached) return { input_tokens: usage.inputTokens };
+  const read = usage.cacheReadTokens ?? 0;
+  const written = usage.cacheWriteTokens ?? 0;
+  return {
+    input_tokens: Math.max(0, usage.inputTokens - read - written),
+    cache_creation_input_tokens: written,
+    cache_read_input_tokens: read,
   };
 }
 
@@ -735,7 +773,7 @@ function anthropicMessage(record: RecordedRequest, m: PreparedMessage) {
     ],
     stop_reason: ANTHROPIC_STOP[m.finish],
     stop_sequence: null,
-    usage: { input_tokens: m.usage.inputTokens, output_tokens: m.usage.outputTokens },
+    usage: { ...anthropicInputUsage(m.usage), output_tokens: m.usage.outputTokens },
   };
 }
 
@@ -758,7 +796,7 @@ function writeAnthropicStream(
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: m.usage.inputTokens, output_tokens: 1 },
+      usage: { ...anthropicInputUsage(m.usage), output_tokens: 1 },
     },
   });
   let index = 0;

@@ -3,9 +3,10 @@
 // try already pushed), then the model's tool loop within the run's bounds.
 import type { ResolvedModel } from '../../models/providers.ts';
 import type { JobRunInput } from '../../modules/jobs/index.ts';
+import type { ModelCallCharge } from '../../modules/usage/index.ts';
 import { buildAgentInstructions } from '../instructions.ts';
 import type { AgentLimits } from '../limits.ts';
-import { type AgentOutcome, runAgent } from '../loop.ts';
+import { type AgentOutcome, type AgentStepEvent, runAgent } from '../loop.ts';
 import { type AgentToolbox, createAgentTools, isFailedToolOutput } from '../tools/agent-tools.ts';
 import { repositoryInstructions } from './repository-instructions.ts';
 import type { PreparingWorkspace } from './workspace.ts';
@@ -58,10 +59,35 @@ export async function runModelPhase(
     signal: AbortSignal.any([input.signal, workspace.lost]),
     streaming: options.streaming,
     isFailedToolOutput,
-    onStep: (step) =>
-      input
-        .event('step', { step: step.step, usage: step.usage, tools: step.toolCalls.length })
-        .catch(() => {}),
+    onStep: async (step) => {
+      const charge = await chargeStep(input, options.model.name, step.usage);
+      await input
+        .event('step', {
+          step: step.step,
+          usage: step.usage,
+          tools: step.toolCalls.length,
+          ...(charge !== null ? { costUsd: charge.costUsd } : {}),
+        })
+        .catch(() => {});
+      return charge ?? {};
+    },
   });
   return { outcome, toolbox };
+}
+
+/**
+ * Prices the step's model call and counts it against the budget, when the worker does that; null
+ * when it does not or could not (the run goes on: a lost price must not lose the work).
+ */
+async function chargeStep(
+  input: JobRunInput,
+  model: string,
+  usage: AgentStepEvent['usage'],
+): Promise<ModelCallCharge | null> {
+  if (!input.chargeModelCall) return null;
+  try {
+    return await input.chargeModelCall({ model, ...usage });
+  } catch {
+    return null;
+  }
 }

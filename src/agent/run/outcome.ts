@@ -19,6 +19,9 @@ export function finishedRun(
   branch: string,
 ): JobRunResult {
   const usage = outcome.usage;
+  if (outcome.stoppedBy === 'cost_cap' || outcome.stoppedBy === 'monthly_budget') {
+    return spendStoppedRun(outcome, pullRequest, branch);
+  }
   if (pullRequest === null) {
     // Stopped by a bound before changing anything: the job did not do what it was asked.
     if (BOUNDS.includes(outcome.stoppedBy) && outcome.stoppedBy !== 'no_more_tool_calls') {
@@ -48,6 +51,33 @@ export function finishedRun(
     summary: [outcome.summary?.trim(), note].filter(Boolean).join('\n\n') || null,
     stopReason: outcome.stoppedBy,
     usage,
+  };
+}
+
+/**
+ * A run a spending bound stopped: it fails (limit_reached, the message naming the bound), and
+ * keeps its work: what changed was published before, and the pull request is linked.
+ */
+function spendStoppedRun(
+  outcome: AgentOutcome,
+  pullRequest: PullRequestResult | null,
+  branch: string,
+): JobRunResult {
+  const limit = outcome.stoppedBy === 'cost_cap' ? 'jobCostCapUsd' : 'monthlyBudgetUsd';
+  const spent = outcome.stopMessage ?? `The run reached a spending bound (${limit}).`;
+  const kept =
+    pullRequest === null
+      ? 'It had changed no file yet.'
+      : `The work so far is on the pull request ${pullRequest.url}.`;
+  return {
+    status: 'failed',
+    code: 'limit_reached',
+    message: `Stopped by ${outcome.stoppedBy} (${limit}): ${spent} ${kept}`,
+    prLink: pullRequest?.url ?? null,
+    branch: pullRequest === null ? null : branch,
+    summary: outcome.summary ?? null,
+    stopReason: outcome.stoppedBy,
+    usage: outcome.usage,
   };
 }
 

@@ -21,6 +21,7 @@ export {
 } from './classification/context.ts';
 export type { AgentCategory } from './classification/types.ts';
 export { analyticsErrors } from './errors.ts';
+export { reportedRange, resolveHourRange } from './export-range.ts';
 export { type ImportChunk, ImportChunkSchema } from './import/chunk.ts';
 export { readLedgerEntries } from './import/database-sink.ts';
 export {
@@ -47,6 +48,7 @@ export type { ImportSink, LedgerEntry } from './import/sink.ts';
 export { displayName, openLogSource } from './import/source.ts';
 export type { GroupCommitObserver } from './ingest/group-commit.ts';
 export type { RecordOutcomes } from './ingest/ingest-batch.ts';
+export { type ExportFormat, exportFormat } from './negotiate.ts';
 export { exportTimeseries } from './timeseries.ts';
 export {
   exportUnrecognizedAgents,

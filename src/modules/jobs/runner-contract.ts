@@ -2,6 +2,7 @@
 // and what it expects back. The worker owns the job row; the runner never writes it directly.
 import type { JobEventType, JobFailureCode } from '../../contract/index.ts';
 import type { Project } from '../projects/index.ts';
+import type { ModelCallCharge, ModelCallUsage } from '../usage/index.ts';
 import type { JobRow } from './queries.ts';
 
 export interface JobRunInput {
@@ -31,12 +32,22 @@ export interface JobRunInput {
    * the runner does such work before returning.
    */
   deferCleanup?(task: () => Promise<void>): void;
+  /**
+   * Prices one model call when it has ended, stores it, and counts it against the project's
+   * budget and the job's cap: the answer says what it cost and whether the run must stop. Absent:
+   * calls are not priced (the job's costUsd is null).
+   */
+  chargeModelCall?(call: ModelCallUsage): Promise<ModelCallCharge>;
 }
 
 export interface JobUsage {
   inputTokens: number;
   outputTokens: number;
   steps: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** The run's cost; null when a call had no price. */
+  costUsd?: number | null;
 }
 
 export type JobRunResult =

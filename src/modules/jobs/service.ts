@@ -10,6 +10,7 @@ import { newId } from '../../util/random.ts';
 import { requestHash as hashOfRequest } from '../../util/request-hash.ts';
 import { HOUR_MS } from '../../util/time.ts';
 import { getProject } from '../projects/index.ts';
+import { checkBudget } from '../usage/index.ts';
 import { jobErrors } from './errors.ts';
 import {
   countRecentPrompts,
@@ -120,6 +121,7 @@ export async function createJob(
     }
     await enforceRateLimit(tx, input.projectId, config.jobRateLimitPerHour);
     const project = await getProject(tx, input.projectId);
+    await checkBudget(tx, project.id);
     const model = await modelOfProject(tx, config, project.id);
     const job = await insertJob(tx, {
       id: newId('job'),
@@ -222,6 +224,7 @@ export async function followUpJob(
       );
     }
     await enforceRateLimit(tx, input.projectId, config.jobRateLimitPerHour);
+    await checkBudget(tx, input.projectId, job.id);
     const seq = await insertPrompt(tx, { jobId: job.id, projectId: input.projectId, prompt: input.prompt });
     await insertEvent(tx, job.id, 'message', { seq });
     // A job that failed for want of a model can run once one is configured.

@@ -14,8 +14,10 @@ import { backoffDelayMs, type RetryPolicy, WorkLoop } from '../../runtime/index.
 import type { Logger } from '../../util/logger.ts';
 import { scrubSecrets } from '../../util/logger.ts';
 import { getProject } from '../projects/index.ts';
+import { chargeModelCall, loadPriceTable, type PriceTable } from '../usage/index.ts';
 import { insertEvent, notifyJobQueued } from './queries.ts';
 import type { JobRunner, JobRunResult, JobUsage } from './runner-contract.ts';
+import { recordedUsage } from './usage-record.ts';
 import {
   claimNextJob,
   failAbandonedJobs,
@@ -54,6 +56,8 @@ export interface WorkerOptions {
   pollIntervalMs?: number;
   /** Told each outcome this worker wrote (the metrics). */
   observer?: JobWorkerObserver;
+  /** Prices of model calls; defaults to the built-in table (data/model-prices.json). */
+  prices?: PriceTable;
 }
 
 export interface JobWorkerObserver {
@@ -77,7 +81,7 @@ export class JobWorker {
   private readonly loop: WorkLoop<ClaimedJob>;
 
   constructor(options: WorkerOptions) {
-    this.options = { pollIntervalMs: 2000, ...options };
+    this.options = { pollIntervalMs: 2000, prices: options.prices ?? loadPriceTable(), ...options };
     const { db, logger, maxAttempts } = this.options;
     this.loop = new WorkLoop<ClaimedJob>({
       concurrency: this.options.concurrency,
@@ -224,7 +228,9 @@ export class JobWorker {
       await insertEvent(db, job.id, 'started', { attempt: job.attempts, worker: this.id });
       log.info('job started');
       const project = await getProject(db, job.project_id);
-      const prompts = (await selectPrompts(db, job.id)).map((p) => p.prompt);
+      const promptRows = await selectPrompts(db, job.id);
+      const prompts = promptRows.map((p) => p.prompt);
+      const promptSeq = promptRows.at(-1)?.seq ?? 1;
       const runEvents = await selectRunEvents(db, job.id);
       const history = historyOf(prompts, runEvents);
       result = await runner({
@@ -238,6 +244,14 @@ export class JobWorker {
         event: (type, data = {}) => insertEvent(db, job.id, type, data),
         setBranch: (branch) => updateJobBranch(db, job.id, this.id, branch),
         deferCleanup,
+        chargeModelCall: (call) =>
+          chargeModelCall(db, this.options.prices, {
+            projectId: job.project_id,
+            jobId: job.id,
+            promptSeq,
+            call,
+            onAlert: (tx, alert) => insertEvent(tx, job.id, 'budget_alert', alert),
+          }),
       });
     } catch (error) {
       if (run.abortReason === null && isDatabaseUnavailable(error)) {
@@ -329,7 +343,7 @@ export class JobWorker {
         stopReason: result.stopReason ?? null,
         errorCode: result.status === 'failed' ? result.code : null,
         errorMessage: result.status === 'failed' ? result.message : null,
-        usage: result.usage ?? null,
+        usage: recordedUsage(job, result.usage ?? null),
       });
       if (!row) return null;
       await insertEvent(

@@ -5,6 +5,8 @@ export { type RepositoryAccess, repositoryAddressProblem } from './repository-ad
 export {
   CODE_HOST_KINDS,
   type CodeHostKind,
+  type ModelPrice,
+  ModelPriceSchema,
   type Project,
   type ProjectChanges,
   type ProjectSettings,

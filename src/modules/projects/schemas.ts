@@ -4,6 +4,42 @@ import { type Static, Type } from 'typebox';
 export const CODE_HOST_KINDS = ['github', 'gitlab', 'gitea'] as const;
 export type CodeHostKind = (typeof CODE_HOST_KINDS)[number];
 
+const PricePerMillion = (description: string) =>
+  Type.Number({ minimum: 0, maximum: 1_000_000, description: `${description}, USD per million tokens.` });
+
+/**
+ * One price of a model (data/model-prices.json, the deployment's DOCWRIGHT_MODEL_PRICES_FILE, a
+ * project's modelPrices). Cache prices default to the input price when left out.
+ */
+export const ModelPriceSchema = Type.Object(
+  {
+    provider: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'anthropic, openai, openai-compatible.',
+    }),
+    model: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[^\\u0000-\\u001f]+$',
+      description: 'The model id, or a pattern where * stands for any characters ("*" alone: every model).',
+    }),
+    inputPerMillion: PricePerMillion('Input tokens neither read from nor written into the cache'),
+    outputPerMillion: PricePerMillion('Output tokens'),
+    cacheReadPerMillion: Type.Optional(PricePerMillion('Input tokens read from the prompt cache')),
+    cacheWritePerMillion: Type.Optional(PricePerMillion('Input tokens written into the prompt cache')),
+    currency: Type.Optional(Type.Literal('USD', { description: 'Only USD is supported.' })),
+    source: Type.Optional(Type.String({ maxLength: 2000, description: 'Where the price comes from.' })),
+    takenOn: Type.Optional(
+      Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'When it was taken, YYYY-MM-DD.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ModelPrice = Static<typeof ModelPriceSchema>;
+
+const Usd = (description: string) => Type.Number({ minimum: 0, maximum: 1_000_000_000, description });
+
 /**
  * Per-project settings, stored as JSON. Every field is optional: an absent field means the
  * server default, so defaults can improve without rewriting stored projects.
@@ -37,6 +73,21 @@ export const ProjectSettingsSchema = Type.Object(
       // scheme://host[:port] only: no user, path, query or fragment (collect/origins.ts).
       Type.Array(Type.String({ pattern: '^https?://[^\\s/?#@\\\\]+$' }), {
         description: 'Origins allowed to send page views from the browser script.',
+      }),
+    ),
+    monthlyBudgetUsd: Type.Optional(
+      Usd(
+        'What the project may spend on models per UTC month, in US dollars: jobs are refused once it is spent, and a running job stops at its next step (docs/cost-and-budgets.md).',
+      ),
+    ),
+    jobCostCapUsd: Type.Optional(
+      Usd('What one job may spend over all its runs, in US dollars: the job stops at its next step past it.'),
+    ),
+    modelPrices: Type.Optional(
+      Type.Array(ModelPriceSchema, {
+        maxItems: 100,
+        description:
+          "Prices that win over the server's price table for this project's jobs (e.g. 0 for a self-hosted model).",
       }),
     ),
     webhookUrl: Type.Optional(

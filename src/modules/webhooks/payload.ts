@@ -16,6 +16,11 @@ export interface WebhookPayload {
   job: JobView;
   /** pull_request.opened only: the job's prLink is set when the job ends, this is set now. */
   pullRequest?: { url: string; number: number | null };
+  /**
+   * budget.warning (80 %) and budget.exhausted (100 %) only: the month's spend when a call of
+   * `job` crossed the threshold. Sent once per project, month and threshold.
+   */
+  budget?: { threshold: number; month: string; spentUsd: number; budgetUsd: number };
 }
 
 export function webhookPayload(row: DeliveryRow): WebhookPayload {
@@ -31,6 +36,15 @@ export function webhookPayload(row: DeliveryRow): WebhookPayload {
     payload.pullRequest = {
       url: String(data.url),
       number: typeof data.number === 'number' ? data.number : null,
+    };
+  }
+  if (row.type === 'budget.warning' || row.type === 'budget.exhausted') {
+    const data = row.event_data;
+    payload.budget = {
+      threshold: Number(data.threshold),
+      month: String(data.month),
+      spentUsd: Number(data.spentUsd),
+      budgetUsd: Number(data.budgetUsd),
     };
   }
   return payload;

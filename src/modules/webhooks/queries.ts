@@ -4,7 +4,13 @@
 import type { Queryable } from '../../db/database.ts';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-export type WebhookType = 'job.completed' | 'job.failed' | 'job.archived' | 'pull_request.opened';
+export type WebhookType =
+  | 'job.completed'
+  | 'job.failed'
+  | 'job.archived'
+  | 'pull_request.opened'
+  | 'budget.warning'
+  | 'budget.exhausted';
 
 export interface DeliveryRow {
   id: string;

@@ -4,7 +4,7 @@
 import type { Database, Queryable } from '../../db/database.ts';
 import { ALERT_THRESHOLDS, formatUsd } from './budget.ts';
 import { costOf, type ModelCallTokens, type PriceTable, roundUsd } from './price-table.ts';
-import { insertBudgetAlert, insertModelCall, selectSpend } from './queries.ts';
+import { insertBudgetAlert, insertModelCall, lockProjectSpend, selectSpend } from './queries.ts';
 
 /** Why spending stops a run: the job's own cap, or the project's month. */
 export type SpendLimit = 'cost_cap' | 'monthly_budget';
@@ -51,6 +51,7 @@ export async function chargeModelCall(
 ): Promise<ModelCallCharge> {
   const { call } = input;
   return db.transaction(async (tx) => {
+    await lockProjectSpend(tx, input.projectId);
     const before = await selectSpend(tx, input.projectId, input.jobId);
     const price = prices.withOverrides(before.model_prices ?? undefined).priceOf(call.model);
     const costUsd = price === null ? null : costOf(price, call);

@@ -15,6 +15,14 @@ export interface SpendRow {
   job_spent_usd: number;
 }
 
+/**
+ * Serialises the charging of one project's calls: each reads the month's spend after the calls
+ * before it committed, so concurrent jobs cannot each see the month below a threshold.
+ */
+export async function lockProjectSpend(db: Queryable, projectId: string): Promise<void> {
+  await db.query("SELECT pg_advisory_xact_lock(hashtext('docwright.spend:' || $1))", [projectId]);
+}
+
 /** The project's budget settings and what it (and the job, when named) spent this UTC month. */
 export async function selectSpend(db: Queryable, projectId: string, jobId: string | null): Promise<SpendRow> {
   const rows = await db.query<SpendRow>(

@@ -1,6 +1,6 @@
 // The typed client of the docwright HTTP API: agent jobs (/v2) and page-view analytics (/v1).
 
-import { agentsToCsv, viewsToCsv } from './csv.ts';
+import { agentsToCsv, usageToCsv, viewsToCsv } from './csv.ts';
 import { type StreamJobEventsOptions, streamJobEvents } from './job-events.ts';
 import { csvPages, offsetPages, type PagingOptions } from './paging.ts';
 import { type FetchLike, type RequestSpec, Transport } from './transport.ts';
@@ -16,6 +16,8 @@ import type {
   PromptBody,
   TimeseriesQuery,
   TimeseriesReport,
+  UsageQuery,
+  UsageReport,
 } from './types.ts';
 import { type WaitForJobOptions, waitForJob } from './wait-for-job.ts';
 
@@ -76,6 +78,13 @@ export interface TimeseriesOptions extends CallOptions {
   interval?: TimeseriesQuery['interval'];
   dateFrom?: string;
   dateTo?: string;
+}
+
+export interface UsageOptions extends CallOptions {
+  dateFrom?: string;
+  dateTo?: string;
+  /** day (server default), model or job. */
+  groupBy?: UsageQuery['groupBy'];
 }
 
 export class DocwrightClient {
@@ -307,6 +316,21 @@ export class DocwrightClient {
       query: { interval: options.interval, dateFrom: options.dateFrom, dateTo: options.dateTo },
       signal: options.signal,
     });
+  }
+
+  /** GET /v2/agent/{projectId}/usage: what agent jobs cost, per UTC day, model or job. */
+  usage(projectId: string, options: UsageOptions = {}): Promise<UsageReport> {
+    return this.#transport.json<UsageReport>({
+      method: 'GET',
+      segments: ['v2', 'agent', projectId, 'usage'],
+      query: { dateFrom: options.dateFrom, dateTo: options.dateTo, groupBy: options.groupBy },
+      signal: options.signal,
+    });
+  }
+
+  /** The usage report's rows as CSV, written by the contract's CSV rules. */
+  async usageCsv(projectId: string, options: UsageOptions = {}): Promise<string> {
+    return usageToCsv(await this.usage(projectId, options));
   }
 
   #rangeRequest(projectId: string, report: 'views' | 'agents', options: ViewsOptions): RequestSpec {

@@ -6,10 +6,12 @@ import {
   csvCell,
   csvLine,
   toCsv,
+  usageCsvColumns,
+  usageCsvRow,
   VIEWS_CSV_COLUMNS,
   viewsCsvRow,
 } from '../contract/csv.ts';
-import type { AgentRow, PageViewRow } from './types.ts';
+import type { AgentRow, PageViewRow, UsageReport } from './types.ts';
 
 export { AGENTS_CSV_COLUMNS, csvLine, VIEWS_CSV_COLUMNS };
 
@@ -27,4 +29,9 @@ export function agentsToCsv(rows: Iterable<AgentRow>): string {
 
 function* mapRows<T, R>(rows: Iterable<T>, map: (row: T) => R): Iterable<R> {
   for (const row of rows) yield map(row);
+}
+
+/** The usage report's rows as CSV: the same bytes the server answers with Accept: text/csv. */
+export function usageToCsv(report: Pick<UsageReport, 'groupBy' | 'rows'>): string {
+  return toCsv(usageCsvColumns(report.groupBy), report.rows.map(usageCsvRow));
 }

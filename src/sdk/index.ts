@@ -15,9 +15,18 @@ export {
   type MergedAgentReport,
   type MergedViewsReport,
   type TimeseriesOptions,
+  type UsageOptions,
   type ViewsOptions,
 } from './client.ts';
-export { AGENTS_CSV_COLUMNS, agentsToCsv, csvField, csvLine, VIEWS_CSV_COLUMNS, viewsToCsv } from './csv.ts';
+export {
+  AGENTS_CSV_COLUMNS,
+  agentsToCsv,
+  csvField,
+  csvLine,
+  usageToCsv,
+  VIEWS_CSV_COLUMNS,
+  viewsToCsv,
+} from './csv.ts';
 export {
   AuthenticationError,
   BadRequestError,
@@ -56,6 +65,9 @@ export type {
   TimeseriesBucket,
   TimeseriesQuery,
   TimeseriesReport,
+  UsageQuery,
+  UsageReport,
+  UsageRow,
   ViewsQuery,
 } from './types.ts';
 export type { WaitForJobOptions } from './wait-for-job.ts';

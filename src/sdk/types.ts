@@ -17,6 +17,8 @@ import type {
   PromptBodySchema,
   TimeseriesQuerySchema,
   TimeseriesReportSchema,
+  UsageQuerySchema,
+  UsageReportSchema,
   ViewsQuerySchema,
 } from '../contract/index.ts';
 
@@ -49,6 +51,13 @@ export type TimeseriesReport = Static<typeof TimeseriesReportSchema>;
 export type TimeseriesBucket = TimeseriesReport['buckets'][number];
 /** Query parameters of GET /v1/analytics/{projectId}/timeseries. */
 export type TimeseriesQuery = Static<typeof TimeseriesQuerySchema>;
+
+/** What agent jobs cost, per day, model or job (GET /v2/agent/{projectId}/usage). */
+export type UsageReport = Static<typeof UsageReportSchema>;
+/** One row of UsageReport.rows. */
+export type UsageRow = UsageReport['rows'][number];
+/** Query parameters of GET /v2/agent/{projectId}/usage. */
+export type UsageQuery = Static<typeof UsageQuerySchema>;
 
 /** Why a failed job failed (job.error.code): cancelled, model_not_configured, pr_failed, ... */
 /** The body of every 4xx/5xx answer, and one entry of its details. */

@@ -13,6 +13,7 @@ import { registerKeyCommands } from './keys-commands.ts';
 import { registerMcpCommand } from './mcp-command.ts';
 import { registerProjectCommands } from './projects-commands.ts';
 import { registerMigrateCommand, registerServeCommand } from './serve-command.ts';
+import { registerUsageCommand } from './usage-command.ts';
 import { registerViewsCommand } from './views-command.ts';
 import { registerWorkerCommand } from './worker-command.ts';
 
@@ -59,6 +60,7 @@ export function buildProgram(): Command {
   registerViewsCommand(program);
   registerAgentsReportCommand(program);
   registerMcpCommand(program);
+  registerUsageCommand(program);
   // Commands that later work adds register here, one file each under src/main/cli/.
   // If they touch the database, write their handlers under src/main/commands/ and list them in
   // src/main/commands/registry.ts so they also work while `docwright serve` holds the data directory.

@@ -21,6 +21,7 @@ import { registerKeyRoutes } from './routes/key-routes.ts';
 import { registerLiveRoutes } from './routes/live-routes.ts';
 import { registerProjectRoutes } from './routes/project-routes.ts';
 import { registerTeamRoutes } from './routes/team-routes.ts';
+import { registerUsagePageRoutes } from './routes/usage-routes.ts';
 import { checkCsrf, loadState } from './state.ts';
 import { errorPage } from './views/account-views.ts';
 import type { AgentListInfo } from './views/analytics-view.ts';
@@ -122,6 +123,7 @@ export async function registerDashboard(
         registerProjectRoutes(pages, ctx);
         registerKeyRoutes(pages, ctx);
         registerJobRoutes(pages, ctx);
+        registerUsagePageRoutes(pages, ctx);
         registerAnalyticsPageRoutes(pages, ctx, {
           ...(options.agentCatalog ? { agentCatalog: options.agentCatalog } : {}),
           ...(options.agentList ? { agentList: options.agentList } : {}),

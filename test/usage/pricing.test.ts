@@ -3,13 +3,17 @@
 // loop reads them, and the price table turns them into dollars that must equal a hand computation
 // from the list prices in data/model-prices.json. Also: which entry of the table wins.
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildAgentInstructions } from '../../src/agent/instructions.ts';
 import { DEFAULT_AGENT_LIMITS } from '../../src/agent/limits.ts';
 import { type AgentStepEvent, runAgent } from '../../src/agent/loop.ts';
+import { ConfigError, loadConfig } from '../../src/config/config.ts';
 import type { ModelProvider } from '../../src/models/model-spec.ts';
 import { resolveModel } from '../../src/models/resolve.ts';
-import { costOf, loadPriceTable, PriceTable } from '../../src/modules/usage/index.ts';
+import { costOf, loadPriceTable, PriceTable, PriceTableError } from '../../src/modules/usage/index.ts';
 import { memoryRepositoryTools } from '../agent/loop-helpers.ts';
 import { reply, type ScriptedLlmServer, startScriptedLlmServer } from '../stand-ins/scripted-llm-server.ts';
 
@@ -143,6 +147,59 @@ describe('the price table', () => {
       assert.match(entry.source ?? '', /^https:\/\//);
       assert.match(entry.takenOn ?? '', /^\d{4}-\d{2}-\d{2}$/);
       assert.equal(entry.currency, 'USD');
+    }
+  });
+});
+
+describe("a deployment's price file (DOCWRIGHT_MODEL_PRICES_FILE)", () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'docwright-prices-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  test('its entries win over the built-in ones; the rest stay', async () => {
+    const path = join(dir, 'prices.json');
+    await writeFile(
+      path,
+      JSON.stringify({
+        prices: [{ provider: 'openai', model: 'gpt-4.1', inputPerMillion: 1.5, outputPerMillion: 6 }],
+      }),
+    );
+    const config = loadConfig({ DOCWRIGHT_MODEL_PRICES_FILE: 'prices.json' }, dir);
+    assert.equal(config.modelPricesFile, path);
+    const deployed = loadPriceTable(config.modelPricesFile);
+    assert.equal(deployed.priceOf('openai:gpt-4.1')?.inputPerMillion, 1.5);
+    assert.equal(deployed.priceOf('openai:gpt-4.1-mini')?.inputPerMillion, 0.4);
+  });
+
+  test('a missing file is a configuration problem; a malformed one names the file and the field', async () => {
+    assert.throws(
+      () => loadConfig({ DOCWRIGHT_MODEL_PRICES_FILE: 'nowhere.json' }, dir),
+      (error: Error) =>
+        error instanceof ConfigError &&
+        /DOCWRIGHT_MODEL_PRICES_FILE names .*nowhere\.json/.test(error.message),
+    );
+    const bad = join(dir, 'bad.json');
+    for (const [content, where] of [
+      [
+        '{"prices": [{"provider": "openai", "model": "x", "inputPerMillion": -1, "outputPerMillion": 1}]}',
+        /\/prices\/0\/inputPerMillion/,
+      ],
+      [
+        '{"prices": [{"provider": "openai", "model": "x", "inputPerMillion": 1, "outputPerMillion": 1, "currency": "EUR"}]}',
+        /currency/,
+      ],
+      ['{"prices": "none"}', /\/prices/],
+      ['not json', /could not be read as JSON/],
+    ] as const) {
+      await writeFile(bad, content);
+      assert.throws(
+        () => loadPriceTable(bad),
+        (error: Error) =>
+          error instanceof PriceTableError && error.message.includes(bad) && where.test(error.message),
+        content,
+      );
     }
   });
 });

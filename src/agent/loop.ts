@@ -182,8 +182,11 @@ export async function runAgent(input: RunAgentInput): Promise<AgentOutcome> {
       totalUsage: { ...usage },
     });
     const stepCost = verdict ? verdict.costUsd : null;
+    // Kept to 10 decimals, as the calls are stored, so the run's cost equals the sum of its calls.
     usage.costUsd =
-      usage.costUsd === null || stepCost === null || stepCost === undefined ? null : usage.costUsd + stepCost;
+      usage.costUsd === null || stepCost === null || stepCost === undefined
+        ? null
+        : Math.round((usage.costUsd + stepCost) * 1e10) / 1e10;
     if (verdict?.stop) spend.stop ??= { reason: verdict.stop, message: verdict.stopMessage ?? null };
   };
 

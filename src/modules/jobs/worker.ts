@@ -81,7 +81,7 @@ export class JobWorker {
   private readonly loop: WorkLoop<ClaimedJob>;
 
   constructor(options: WorkerOptions) {
-    this.options = { pollIntervalMs: 2000, prices: options.prices ?? loadPriceTable(), ...options };
+    this.options = { pollIntervalMs: 2000, ...options, prices: options.prices ?? loadPriceTable() };
     const { db, logger, maxAttempts } = this.options;
     this.loop = new WorkLoop<ClaimedJob>({
       concurrency: this.options.concurrency,

@@ -88,6 +88,7 @@ async function runJob(input: JobRunInput, options: RunOptions): Promise<JobRunRe
       denyGlobs: [...DEFAULT_DENY_GLOBS, ...(project.settings.deniedPaths ?? [])],
       limits: resolveAgentLimits(project.settings, options.limits ?? DEFAULT_AGENT_LIMITS),
       streaming: options.streaming ?? false,
+      logger: options.logger,
     });
     const opened = await workspace.afterModel();
     usage = outcome.usage;

@@ -4,6 +4,7 @@
 import type { ResolvedModel } from '../../models/providers.ts';
 import type { JobRunInput } from '../../modules/jobs/index.ts';
 import type { ModelCallCharge } from '../../modules/usage/index.ts';
+import type { Logger } from '../../util/logger.ts';
 import { buildAgentInstructions } from '../instructions.ts';
 import type { AgentLimits } from '../limits.ts';
 import { type AgentOutcome, type AgentStepEvent, runAgent } from '../loop.ts';
@@ -19,6 +20,8 @@ export interface ModelPhaseOptions {
   denyGlobs: readonly string[];
   limits: AgentLimits;
   streaming: boolean;
+  /** For a model call that could not be priced (the database away): the run goes on. */
+  logger?: Logger;
 }
 
 export interface ModelPhaseResult {
@@ -60,7 +63,7 @@ export async function runModelPhase(
     streaming: options.streaming,
     isFailedToolOutput,
     onStep: async (step) => {
-      const charge = await chargeStep(input, options.model.name, step.usage);
+      const charge = await chargeStep(input, options.model.name, step.usage, options.logger);
       await input
         .event('step', {
           step: step.step,
@@ -83,11 +86,13 @@ async function chargeStep(
   input: JobRunInput,
   model: string,
   usage: AgentStepEvent['usage'],
+  logger: Logger | undefined,
 ): Promise<ModelCallCharge | null> {
   if (!input.chargeModelCall) return null;
   try {
     return await input.chargeModelCall({ model, ...usage });
-  } catch {
+  } catch (error) {
+    logger?.warn({ err: error, jobId: input.job.id }, 'could not price a model call; the run goes on');
     return null;
   }
 }

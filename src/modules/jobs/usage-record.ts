@@ -76,7 +76,7 @@ export function recordedUsage(
     ...own,
     ...(cost === null
       ? {
-          costNote: `No price is known for the model ${job.model || '(none)'}: add one to the price table (DOCWRIGHT_MODEL_PRICES_FILE) or to the project's modelPrices setting.`,
+          costNote: `No price is known for the model ${job.model || '(none)'}: add one to the price table (DOCWRIGHT_MODEL_PRICES_FILE) or to the project's modelPrices setting. (A call that could not be priced at all, e.g. while the database was away, is in the server log.)`,
         }
       : {}),
     total,

@@ -17,6 +17,8 @@ import {
   PromptBodySchema,
   TimeseriesQuerySchema,
   TimeseriesReportSchema,
+  UsageQuerySchema,
+  UsageReportSchema,
   ViewsQuerySchema,
 } from '../contract/index.ts';
 
@@ -79,6 +81,7 @@ export const JobEventsInput = Type.Object(
 export const ViewsInput = Type.Object(ViewsQuerySchema.properties, closed);
 export const AgentsInput = Type.Object(AgentsQuerySchema.properties, closed);
 export const TimeseriesInput = Type.Object(TimeseriesQuerySchema.properties, closed);
+export const UsageInput = Type.Object(UsageQuerySchema.properties, closed);
 
 export const JobOutput = JobSchema;
 export const JobListOutput = Type.Object({
@@ -94,6 +97,7 @@ export const JobDiffOutput = JobDiffSchema;
 export const ViewsOutput = PageViewReportSchema;
 export const AgentsOutput = AgentReportSchema;
 export const TimeseriesOutput = TimeseriesReportSchema;
+export const UsageOutput = UsageReportSchema;
 
 /** The contract's shared schemas by the $ref the routes use for them ("Job#"). */
 const SHARED: Record<string, TSchema> = { Job: JobSchema, JobEvent: JobEventSchema };

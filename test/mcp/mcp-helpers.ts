@@ -93,5 +93,6 @@ export const READ_TOOLS = [
   'get_page_views',
   'get_ai_agents',
   'get_traffic_timeseries',
+  'get_usage',
 ];
 export const WRITE_TOOLS = ['create_job', 'follow_up_job', 'cancel_job', 'archive_job'];

@@ -433,6 +433,7 @@ await forEachBackend('MCP over streamable HTTP', ({ db }) => {
         code: 'invalid_parameter',
         names: 'interval',
       },
+      { name: 'get_usage', arguments: { groupBy: 'week' }, code: 'invalid_parameter', names: 'groupBy' },
     ];
     for (const c of cases) {
       const body = errorOf(await admin.callTool({ name: c.name, arguments: c.arguments }));
@@ -494,5 +495,20 @@ await forEachBackend('MCP over streamable HTTP', ({ db }) => {
     );
     assert.deepEqual(views.totals, { human: 1, ai: 2, total: 3 });
     assert.equal(views.hasMore, true);
+  });
+
+  test('get_usage answers what GET /v2/agent/{projectId}/usage answers, in each grouping', async () => {
+    for (const groupBy of ['day', 'model', 'job'] as const) {
+      const viaMcp = resultValue<{ groupBy: string }>(
+        await reader.callTool({ name: 'get_usage', arguments: { groupBy } }),
+      );
+      const viaHttp = await app.inject({
+        url: `/v2/agent/${seeded.project.id}/usage?groupBy=${groupBy}`,
+        headers: bearer(seeded.readKey),
+      });
+      assert.equal(viaHttp.statusCode, 200, viaHttp.body);
+      assert.equal(viaMcp.groupBy, groupBy);
+      assert.deepEqual(viaMcp, viaHttp.json(), groupBy);
+    }
   });
 });

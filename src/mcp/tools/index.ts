@@ -3,12 +3,8 @@
 import type { McpTool } from '../tool.ts';
 import { ANALYTICS_TOOLS } from './analytics.ts';
 import { JOB_TOOLS } from './jobs.ts';
+import { USAGE_TOOLS } from './usage.ts';
 
-export const TOOLS: readonly McpTool[] = [
-  ...JOB_TOOLS,
-  ...ANALYTICS_TOOLS,
-  // USAGE_TOOLS: the spend export (GET /v2/agent/{projectId}/usage, being built separately) joins
-  // here as a read tool `get_usage` in tools/usage.ts, calling the same service as its route.
-];
+export const TOOLS: readonly McpTool[] = [...JOB_TOOLS, ...ANALYTICS_TOOLS, ...USAGE_TOOLS];
 
 export const TOOLS_BY_NAME: ReadonlyMap<string, McpTool> = new Map(TOOLS.map((t) => [t.name, t]));

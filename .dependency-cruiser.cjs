@@ -59,6 +59,14 @@ module.exports = {
       to: { path: '^src/', pathNot: ['^src/(errors|contract|util)/'] },
     },
     {
+      name: 'docs-checks-self-contained',
+      severity: 'error',
+      comment:
+        'The docs checks (src/docs-checks) read files they are handed and import nothing else of docwright, so the agent, tests and benchmarks use them alike. Pass what they need in as arguments.',
+      from: { path: '^src/docs-checks/' },
+      to: { path: '^src/', pathNot: '^src/docs-checks/' },
+    },
+    {
       name: 'modules-through-index',
       severity: 'error',
       comment:

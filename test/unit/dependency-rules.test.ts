@@ -56,6 +56,9 @@ const TREE: Record<string, string[]> = {
   'src/config/config.ts': [],
   'src/errors/reads-module.ts': ['../modules/b/index.ts'],
   'src/modules/a/uses-mcp.ts': ['../../mcp/server.ts'],
+  'src/docs-checks/rules.ts': ['./problems.ts'],
+  'src/docs-checks/problems.ts': [],
+  'src/docs-checks/imports-docwright.ts': ['../contract/body.ts'],
   'src/util/circle-one.ts': ['./circle-two.ts'],
   'src/util/circle-two.ts': ['./circle-one.ts'],
 };
@@ -89,6 +92,7 @@ test('each rule catches the import it forbids, by name, and allowed imports pass
       'errors-import-only-foundations: src/errors/reads-module.ts → src/modules/b/index.ts',
       'util-imports-only-util: src/util/reads-config.ts → src/config/config.ts',
       'contract-imports-only-contract: src/contract/imports-server.ts → src/runtime/retry-policy.ts',
+      'docs-checks-self-contained: src/docs-checks/imports-docwright.ts → src/contract/body.ts',
       'http-only-from-edge: src/modules/a/service-uses-http.ts → src/http/context.ts',
       'mcp-only-from-edge: src/modules/a/uses-mcp.ts → src/mcp/server.ts',
       'modules-through-index: src/modules/a/reads-other-queries.ts → src/modules/b/queries.ts',

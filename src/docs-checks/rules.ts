@@ -1,0 +1,246 @@
+// The checks, each a small rule with its code (problems.ts), run over a snapshot's facts: no file
+// is read here, so running them again after a small change costs only the lookups.
+import { posix } from 'node:path';
+import type { PageFacts, PageReference } from './page-facts.ts';
+import { isPage, PAGE_EXTENSIONS } from './page-facts.ts';
+import type { DocsProblem } from './problems.ts';
+import type { DocsSnapshot } from './snapshot.ts';
+
+export interface RuleOptions {
+  /** Pages the job created (absent at the base): each must be reachable from the navigation. */
+  created?: ReadonlySet<string>;
+  /** Only report problems in these files (and the navigation's own). */
+  scope?: ReadonlySet<string> | null;
+}
+
+export function runRules(snapshot: DocsSnapshot, options: RuleOptions = {}): DocsProblem[] {
+  const problems: DocsProblem[] = [];
+  const inScope = (path: string) => !options.scope || options.scope.has(path);
+  for (const [path, facts] of snapshot.pages) {
+    if (!inScope(path)) continue;
+    syntaxRule(path, facts, problems);
+    frontmatterRule(snapshot, path, facts, problems);
+    for (const reference of facts.references) referenceRule(snapshot, path, reference, problems);
+  }
+  navigationRules(snapshot, problems, inScope);
+  if (options.created && options.created.size > 0)
+    reachabilityRule(snapshot, options.created, problems, inScope);
+  return problems;
+}
+
+function syntaxRule(path: string, facts: PageFacts, problems: DocsProblem[]): void {
+  if (!facts.parseError) return;
+  problems.push({
+    code: 'markdown_syntax',
+    file: path,
+    line: facts.parseError.line,
+    message: facts.parseError.message,
+    hint: path.endsWith('.md')
+      ? 'This site reads .md as MDX: close every tag, and escape a literal { or < as \\{ or &lt;.'
+      : 'Close every JSX tag, and escape a literal { or < as \\{ or &lt;.',
+    subject: facts.parseError.message,
+  });
+}
+
+/** Front matter fields a framework refuses to build without, for pages under its content root. */
+const REQUIRED_FIELDS: Partial<Record<string, string[]>> = { mintlify: ['title'], starlight: ['title'] };
+
+function frontmatterRule(
+  snapshot: DocsSnapshot,
+  path: string,
+  facts: PageFacts,
+  problems: DocsProblem[],
+): void {
+  const frontmatter = facts.frontmatter;
+  if (frontmatter?.error) {
+    problems.push({
+      code: 'frontmatter_yaml',
+      file: path,
+      line: frontmatter.line,
+      message: frontmatter.error,
+      hint: 'Fix the YAML between the --- lines (quote values that contain ": " or start with a special character).',
+      subject: 'yaml',
+    });
+    return;
+  }
+  if (!path.startsWith(snapshot.contentRoot) || /(^|\/)(README|CHANGELOG|snippets\/)/.test(path)) return;
+  for (const field of REQUIRED_FIELDS[snapshot.info.framework] ?? []) {
+    const value = frontmatter?.fields?.[field];
+    if (typeof value === 'string' && value.trim() !== '') continue;
+    problems.push({
+      code: 'frontmatter_field',
+      file: path,
+      line: frontmatter?.line ?? 1,
+      message: `The front matter has no ${field} (${snapshot.info.framework} requires it).`,
+      hint: `Add "${field}: ..." to the front matter between --- lines at the top of the page.`,
+      subject: field,
+    });
+  }
+}
+
+const EXTERNAL = /^([a-z][a-z0-9+.-]*:|\/\/)/i;
+
+function referenceRule(
+  snapshot: DocsSnapshot,
+  from: string,
+  reference: PageReference,
+  problems: DocsProblem[],
+): void {
+  const target = reference.target.trim();
+  if (target === '' || EXTERNAL.test(target) || target.startsWith('{') || target.includes('${')) return;
+  const hash = target.indexOf('#');
+  const rawPath = (hash < 0 ? target : target.slice(0, hash)).split('?')[0]!;
+  const anchor = hash < 0 ? '' : target.slice(hash + 1);
+  const resolved = rawPath === '' ? from : resolvePath(snapshot, from, rawPath);
+  if (resolved === null) {
+    const isFile = reference.kind === 'image' || (/\.[a-z0-9]+$/i.test(rawPath) && !isPageLike(rawPath));
+    problems.push({
+      code: isFile ? 'file_missing' : 'link_broken',
+      file: from,
+      line: reference.line,
+      message: `${isFile ? 'The referenced file' : 'The link target'} "${rawPath}" does not exist.`,
+      hint: isFile
+        ? 'Point it at a file that exists (list_files shows them) or add the file.'
+        : 'Point the link at an existing page (relative to this page, or from the site root with a leading /).',
+      subject: target,
+    });
+    return;
+  }
+  if (anchor === '' || !isPage(resolved)) return;
+  const facts = snapshot.pages.get(resolved);
+  if (!facts) return;
+  const wanted = decode(anchor);
+  if (facts.anchors.includes(wanted) || facts.anchors.includes(wanted.toLowerCase())) return;
+  problems.push({
+    code: 'link_anchor',
+    file: from,
+    line: reference.line,
+    message: `"${resolved}" has no heading or id for "#${anchor}".`,
+    hint: `Use one of its anchors (${
+      facts.anchors
+        .slice(0, 5)
+        .map((a) => `#${a}`)
+        .join(', ') || 'it has none'
+    }) or link the page without an anchor.`,
+    subject: target,
+  });
+}
+
+function isPageLike(path: string): boolean {
+  return isPage(path) || path.endsWith('.html');
+}
+
+/** The repository path a link or file reference means, or null when nothing there exists. */
+export function resolvePath(snapshot: DocsSnapshot, from: string, rawPath: string): string | null {
+  const path = decode(rawPath);
+  const bases = path.startsWith('/') ? snapshot.info.absoluteRoots : [posix.dirname(from)];
+  for (const base of bases) {
+    const joined = posix.normalize(posix.join(base || '.', path));
+    if (joined.startsWith('..')) continue;
+    for (const candidate of candidates(joined === '.' ? '' : joined.replace(/\/$/, ''), path.endsWith('/'))) {
+      if (snapshot.files.has(candidate)) return candidate;
+    }
+  }
+  return null;
+}
+
+function candidates(path: string, isDirectory: boolean): string[] {
+  const prefix = path === '' ? '' : `${path}/`;
+  const index = ['index.md', 'index.mdx', 'README.md'].map((name) => `${prefix}${name}`);
+  if (path === '') return index;
+  const stem = path.replace(/\.html$/, '');
+  const pages = PAGE_EXTENSIONS.map((ext) => `${stem}${ext}`);
+  // Sites route /guide/intro/ to guide/intro.md as well as to guide/intro/index.md.
+  if (isDirectory) return [...index, ...pages];
+  return [path, ...pages, ...index];
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function navigationRules(
+  snapshot: DocsSnapshot,
+  problems: DocsProblem[],
+  inScope: (path: string) => boolean,
+): void {
+  const nav = snapshot.navigation;
+  if (nav.configPath === null || !inScope(nav.configPath)) return;
+  for (const error of nav.errors) {
+    problems.push({
+      code: 'nav_config',
+      file: nav.configPath,
+      line: error.line,
+      message: error.message,
+      hint: 'Fix the navigation config so the framework can read it.',
+      subject: error.message,
+    });
+  }
+  for (const entry of nav.entries) {
+    if (entry.candidates.some((c) => snapshot.files.has(c))) continue;
+    problems.push({
+      code: 'nav_page_missing',
+      file: nav.configPath,
+      line: entry.line,
+      message: `The navigation names "${entry.ref}", but ${entry.candidates[0]} does not exist.`,
+      hint: "Create the page, or change the entry to the page's path (without extension on Mintlify).",
+      subject: entry.ref,
+    });
+  }
+}
+
+/** A created page must be in the navigation, under an autogenerated directory, or linked from a reachable page. */
+function reachabilityRule(
+  snapshot: DocsSnapshot,
+  created: ReadonlySet<string>,
+  problems: DocsProblem[],
+  inScope: (path: string) => boolean,
+): void {
+  const nav = snapshot.navigation;
+  if (!nav.explicit || nav.errors.length > 0) return;
+  const pending = [...created].filter(
+    (path) =>
+      isPage(path) && snapshot.pages.has(path) && path.startsWith(snapshot.contentRoot) && inScope(path),
+  );
+  if (pending.length === 0) return;
+  const reached = new Set<string>();
+  const queue: string[] = [];
+  const reach = (path: string) => {
+    if (!reached.has(path)) {
+      reached.add(path);
+      queue.push(path);
+    }
+  };
+  for (const entry of nav.entries) {
+    const found = entry.candidates.find((c) => snapshot.files.has(c));
+    if (found) reach(found);
+  }
+  for (const path of snapshot.pages.keys()) {
+    if (nav.autogenerated.some((dir) => path.startsWith(dir))) reach(path);
+  }
+  while (queue.length > 0) {
+    const page = queue.pop()!;
+    for (const reference of snapshot.pages.get(page)?.references ?? []) {
+      if (reference.kind !== 'link' || EXTERNAL.test(reference.target)) continue;
+      const raw = reference.target.split('#')[0]!.split('?')[0]!;
+      if (raw === '') continue;
+      const resolved = resolvePath(snapshot, page, raw);
+      if (resolved && isPage(resolved)) reach(resolved);
+    }
+  }
+  for (const path of pending) {
+    if (reached.has(path)) continue;
+    problems.push({
+      code: 'page_unreachable',
+      file: path,
+      line: null,
+      message: `The new page ${path} is not in the navigation and no page in it links here.`,
+      hint: `Add it to ${nav.configPath}, or link it from a page readers can reach.`,
+      subject: path,
+    });
+  }
+}

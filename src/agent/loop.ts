@@ -8,6 +8,7 @@
 import {
   generateText,
   type LanguageModel,
+  type ModelMessage,
   type PrepareStepFunction,
   type StepResult,
   type StopCondition,
@@ -65,6 +66,8 @@ export interface AgentOutcome {
   model: string;
   /** For a run stopped by a spending bound: which, and how much was spent. */
   stopMessage?: string;
+  /** The messages of the run's steps (assistant and tool), for a turn that continues it. */
+  responseMessages?: ModelMessage[];
 }
 
 export interface AgentToolCallEvent {
@@ -145,6 +148,7 @@ export async function runAgent(input: RunAgentInput): Promise<AgentOutcome> {
   };
   let finishForced = false;
   let forcedFinishIgnored = false;
+  let responseMessages: ModelMessage[] | undefined;
 
   const judge = (done: StepResult<ToolSet>[]) =>
     decideStop(done, {
@@ -214,8 +218,9 @@ export async function runAgent(input: RunAgentInput): Promise<AgentOutcome> {
       });
       await result.consumeStream();
       if (streamError !== null && abortedBy() === null) throw streamError;
+      if (streamError === null) responseMessages = (await result.response).messages;
     } else {
-      await generateText(common);
+      responseMessages = (await generateText(common)).response.messages;
     }
   } catch (error) {
     // A model (or server) that ignores the forced finish on the last step has still used the
@@ -245,6 +250,7 @@ export async function runAgent(input: RunAgentInput): Promise<AgentOutcome> {
     usage: { ...usage },
     model: modelName,
     ...(spend.stop?.message ? { stopMessage: spend.stop.message } : {}),
+    ...(responseMessages !== undefined ? { responseMessages } : {}),
   };
 }
 

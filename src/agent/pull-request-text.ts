@@ -44,11 +44,14 @@ export function pullRequestBody(input: {
   prompts: string[];
   jobUrl: string;
   jobId: string;
+  /** The docs checks' problems the change introduced, when it did (a Markdown section). */
+  checksNote?: string;
 }): string {
   const parts: string[] = [];
   parts.push(input.summary?.trim() || 'The agent did not write a summary.');
   const note = stopNote(input.stoppedBy);
   if (note) parts.push(`> [!NOTE]\n> ${note}`);
+  if (input.checksNote) parts.push(input.checksNote);
   const asked = input.prompts.map((p, i) => {
     const label = input.prompts.length > 1 ? (i === 0 ? 'Request' : `Follow-up ${i}`) : 'Request';
     return `**${label}:**\n\n${quote(p)}`;

@@ -11,6 +11,7 @@ import type { Database } from '../db/database.ts';
 import type { ModelOptions } from '../models/providers.ts';
 import type { JobRunInput, JobRunner, JobRunResult, JobUsage } from '../modules/jobs/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { jobDocsChecks } from './checks/settings.ts';
 import { type AgentLimits, DEFAULT_AGENT_LIMITS, resolveAgentLimits } from './limits.ts';
 import { readRunCredentials } from './run/credentials.ts';
 import { runModelPhase } from './run/model.ts';
@@ -81,7 +82,12 @@ async function runJob(input: JobRunInput, options: RunOptions): Promise<JobRunRe
     await input.setBranch(jobBranch);
 
     workspace = new PreparingWorkspace(options.workspaces, input, jobBranch, credentials.authorization);
-    const { outcome, toolbox } = await runModelPhase(input, {
+    const checks = jobDocsChecks(input, workspace.opening);
+    const {
+      outcome,
+      toolbox,
+      checks: checked,
+    } = await runModelPhase(input, {
       model: credentials.model,
       workspace,
       prompt,
@@ -89,6 +95,9 @@ async function runJob(input: JobRunInput, options: RunOptions): Promise<JobRunRe
       limits: resolveAgentLimits(project.settings, options.limits ?? DEFAULT_AGENT_LIMITS),
       streaming: options.streaming ?? false,
       logger: options.logger,
+      checks,
+      onCheckError: (error) =>
+        options.logger.warn({ err: error, jobId: job.id }, 'the docs checks could not run'),
     });
     const opened = await workspace.afterModel();
     usage = outcome.usage;
@@ -103,6 +112,8 @@ async function runJob(input: JobRunInput, options: RunOptions): Promise<JobRunRe
       prompt,
       branch: jobBranch,
       saveDiff: options.saveDiff,
+      checks:
+        checks && checked && checked.introduced.length > 0 ? { mode: checks.mode, result: checked } : null,
     });
     return finishedRun(outcome, pullRequest, jobBranch);
   } catch (error) {

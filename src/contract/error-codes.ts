@@ -149,6 +149,15 @@ export const JOB_DIFF_ERROR_CODES = {
   },
 } as const satisfies Record<string, ErrorSpec>;
 
+/** A job's docs checks. */
+export const JOB_CHECKS_ERROR_CODES = {
+  job_checks_not_found: {
+    status: 404,
+    description:
+      'The job has no docs check result: it is still running and has not been checked yet, its project has checks off, or it failed before the checks ran; the message says which.',
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
 /** The analytics exports and the agent list. */
 export const ANALYTICS_ERROR_CODES = {
   invalid_date_range: {
@@ -306,6 +315,7 @@ export const ERROR_CODES_BY_OWNER = {
   keys: KEY_ERROR_CODES,
   jobs: JOB_ERROR_CODES,
   jobDiffs: JOB_DIFF_ERROR_CODES,
+  jobChecks: JOB_CHECKS_ERROR_CODES,
   analytics: ANALYTICS_ERROR_CODES,
   ingest: INGEST_ERROR_CODES,
   import: IMPORT_ERROR_CODES,

@@ -5,6 +5,8 @@ export const JOB_EVENT_TYPES = [
   'created',
   'started',
   'workspace',
+  'docs_framework',
+  'docs_checks',
   'tool_call',
   'step',
   'model_retry',

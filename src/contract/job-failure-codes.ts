@@ -16,6 +16,8 @@ export const JOB_FAILURE_CODES = {
     "The code host refused the push of the job's branch (e.g. a protected branch, or the branch changed meanwhile).",
   code_host_auth: 'The code host refused the token (missing, expired, or without the needed permissions).',
   pr_failed: 'The branch was pushed but the pull request could not be opened; the message names the cause.',
+  docs_checks_failed:
+    "The project's checks setting is block and the job's changes introduced docs problems (broken links, invalid MDX or front matter, pages missing from the navigation) that the agent did not fix; the branch was pushed, no pull request opened. GET .../job/{id}/checks lists them.",
   internal_error: 'An unexpected fault in docwright while running the job; the server log has the details.',
 } as const;
 

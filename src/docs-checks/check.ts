@@ -1,54 +1,85 @@
 // One check run: the branch's problems split into those the job introduced and those already at
-// the base. The base's own problems are worked out once per base snapshot and kept with it.
+// the base. Without a scope, a run covers what the job can have broken: the pages it changed,
+// the pages whose text mentions a changed page (the only ones whose links can have broken), the
+// navigation, and whether each page it created is reachable. `full` covers every page.
 import type { DocsFramework } from './frameworks.ts';
+import { isPage } from './page-facts.ts';
 import { type DocsProblem, introducedProblems, sortProblems } from './problems.ts';
-import { runRules } from './rules.ts';
+import { nameOf, navigationRules, pageRules, reachabilityRules } from './rules.ts';
 import type { DocsSnapshot } from './snapshot.ts';
 
 export interface DocsCheckResult {
   framework: DocsFramework;
   /** Problems on the branch that the base did not have. */
   introduced: DocsProblem[];
-  /** How many problems the branch shares with the base (left to their owners). */
+  /** How many problems of the covered files the branch shares with the base. */
   preexisting: number;
-  /** Files the run covered: every page, or the paths asked for. */
+  /** The paths asked for, or null for the whole change. */
   scope: string[] | null;
+  /** How many pages the run covered. */
+  pagesChecked: number;
   durationMs: number;
 }
 
-const baseProblems = new WeakMap<DocsSnapshot, DocsProblem[]>();
-
-function problemsOf(snapshot: DocsSnapshot): DocsProblem[] {
-  let problems = baseProblems.get(snapshot);
-  if (!problems) {
-    problems = runRules(snapshot);
-    baseProblems.set(snapshot, problems);
-  }
-  return problems;
+export interface CheckOptions {
+  /** The paths that differ between base and branch. */
+  changed: Iterable<string>;
+  /** Only these files (the check_docs tool's paths); null or empty: what the change can affect. */
+  scope?: readonly string[] | null;
+  /** Every page, not only those the change can affect (parsed on worker threads). */
+  full?: boolean;
 }
 
-/** The pages on the branch that the base did not have. */
-export function createdPages(base: DocsSnapshot, branch: DocsSnapshot): Set<string> {
-  const created = new Set<string>();
-  for (const path of branch.pages.keys()) if (!base.files.has(path)) created.add(path);
-  return created;
-}
-
-export function checkSnapshots(
+export async function checkSnapshots(
   base: DocsSnapshot,
   branch: DocsSnapshot,
-  options: { scope?: readonly string[] | null } = {},
-): DocsCheckResult {
+  options: CheckOptions,
+): Promise<DocsCheckResult> {
   const started = performance.now();
-  const scope = options.scope && options.scope.length > 0 ? new Set(options.scope) : null;
-  const branchProblems = runRules(branch, { created: createdPages(base, branch), scope });
-  const before = scope ? problemsOf(base).filter((p) => scope.has(p.file)) : problemsOf(base);
-  const introduced = sortProblems(introducedProblems(before, branchProblems));
+  const changed = [...new Set(options.changed)];
+  const scope = options.scope && options.scope.length > 0 ? [...new Set(options.scope)].sort() : null;
+  let pages: string[];
+  if (scope) pages = scope.filter(isPage);
+  else if (options.full) {
+    await Promise.all([base.parseAll(), branch.parseAll()]);
+    pages = [...new Set([...base.pages(), ...branch.pages()])];
+  } else pages = affectedPages(base, branch, changed);
+  const created = changed.filter((path) => branch.texts.has(path) && !base.files.has(path));
+  const inScope = (problem: DocsProblem) => !scope || scope.includes(problem.file);
+  const before = [...pageRules(base, pages), ...navigationRules(base)].filter(inScope);
+  const after = [
+    ...pageRules(branch, pages),
+    ...navigationRules(branch),
+    ...reachabilityRules(branch, created),
+  ].filter(inScope);
+  const introduced = sortProblems(introducedProblems(before, after));
   return {
     framework: branch.info.framework,
     introduced,
-    preexisting: branchProblems.length - introduced.length,
-    scope: scope ? [...scope].sort() : null,
+    preexisting: after.length - introduced.length,
+    scope,
+    pagesChecked: pages.length,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+/**
+ * The pages whose problems a change of `changed` can alter: the changed pages, and the pages
+ * (at the base or on the branch) whose text names one of them, since only those can link there.
+ * A changed page with no name to look for (the site's root index) makes it every page.
+ */
+function affectedPages(base: DocsSnapshot, branch: DocsSnapshot, changed: readonly string[]): string[] {
+  const affected = new Set<string>();
+  const names = new Set<string>();
+  for (const path of changed) {
+    if (isPage(path)) affected.add(path);
+    // An image or other file is named with its extension; a page without (links may omit it).
+    names.add(isPage(path) ? nameOf(path) : (path.split('/').pop() ?? ''));
+  }
+  if (names.has('')) return [...new Set([...base.pages(), ...branch.pages()])];
+  for (const name of names) {
+    for (const path of branch.pagesMentioning(name)) affected.add(path);
+    for (const path of base.pagesMentioning(name)) affected.add(path);
+  }
+  return [...affected];
 }

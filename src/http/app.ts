@@ -11,6 +11,7 @@ import { liveAgentCatalog, UnrecognizedAgentCounter } from '../modules/analytics
 import { type IngestRouteOptions, registerIngestRoutes } from '../modules/analytics/ingest/routes.ts';
 import { registerAnalyticsRoutes } from '../modules/analytics/routes.ts';
 import { type DashboardPluginOptions, registerDashboard } from '../modules/dashboard/index.ts';
+import { registerJobChecksRoutes } from '../modules/jobs/checks/routes.ts';
 import { registerJobDiffRoutes } from '../modules/jobs/diff/routes.ts';
 import { registerJobEventRoutes } from '../modules/jobs/events/routes.ts';
 import { registerJobRoutes } from '../modules/jobs/routes.ts';
@@ -117,6 +118,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   registerJobEventRoutes(app, context);
   registerJobDiffRoutes(app, context);
   registerUsageRoutes(app, context);
+  registerJobChecksRoutes(app, context);
   // Pending counts of the unknown-agents report, written every few seconds and at close.
   const unrecognized = new UnrecognizedAgentCounter(context.db, { logger: app.log });
   app.addHook('onClose', async () => unrecognized.close());

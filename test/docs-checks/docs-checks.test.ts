@@ -23,7 +23,14 @@ async function site(name: string) {
   const after = async (changes: Record<string, string | null>, scope?: string[]) => {
     const map = new Map(Object.entries(changes));
     const branch = await base.withChanges(overlaySource(source, map), map.keys());
-    return checkSnapshots(base, branch, { scope: scope ?? null });
+    const changed = [...map.keys()];
+    const result = await checkSnapshots(base, branch, { changed, scope: scope ?? null });
+    if (!scope) {
+      // What a run over the affected pages finds is what a run over every page finds.
+      const full = await checkSnapshots(base, branch, { changed, full: true });
+      assert.deepEqual(result.introduced, full.introduced);
+    }
+    return result;
   };
   const read = async (path: string) => (await source.read(path)) ?? '';
   return { base, after, read };
@@ -196,7 +203,7 @@ describe('breakage is reported as introduced', () => {
       ['docs/usage.md'],
     );
     // The broken image is at the "base" now; the job adds a dead link only.
-    const result = checkSnapshots(
+    const result = await checkSnapshots(
       broken,
       await broken.withChanges(
         overlaySource(
@@ -205,6 +212,7 @@ describe('breakage is reported as introduced', () => {
         ),
         ['docs/usage.md'],
       ),
+      { changed: ['docs/usage.md'] },
     );
     assert.deepEqual(codes(result), ['link_broken docs/usage.md']);
     assert.equal(result.preexisting, 1);

@@ -6,6 +6,7 @@ import { CodeHostError } from '../../code-hosts/contract.ts';
 import type { JobFailureCode } from '../../contract/index.ts';
 import { ModelFailure } from '../../models/errors.ts';
 import type { JobRunResult, JobUsage } from '../../modules/jobs/index.ts';
+import { DocsChecksFailure } from '../checks/failure.ts';
 import type { AgentOutcome, StopReason } from '../loop.ts';
 import { nothingChangedNote, stopNote } from '../pull-request-text.ts';
 import { WorkspaceFailure } from '../workspace/failures.ts';
@@ -90,5 +91,6 @@ export function asFailure(error: unknown): { code: JobFailureCode; message: stri
   if (error instanceof ModelFailure) return { code: error.code, message: error.message };
   if (error instanceof WorkspaceFailure) return { code: error.code, message: error.message };
   if (error instanceof CodeHostError) return { code: error.code, message: error.message };
+  if (error instanceof DocsChecksFailure) return { code: error.code, message: error.message };
   return null;
 }

@@ -2,7 +2,10 @@
 // of its base it is pushed (never forced) and its pull request opened, or the open one updated.
 import type { CodeHost, PullRequestResult } from '../../code-hosts/contract.ts';
 import type { Config } from '../../config/config.ts';
+import type { DocsCheckResult } from '../../docs-checks/index.ts';
 import type { JobRunInput } from '../../modules/jobs/index.ts';
+import { DocsChecksFailure } from '../checks/failure.ts';
+import { problemsForPullRequest } from '../checks/problem-text.ts';
 import type { AgentOutcome } from '../loop.ts';
 import { commitMessage, pullRequestBody, pullRequestTitle } from '../pull-request-text.ts';
 import type { JobWorkspace } from '../workspace/job-workspace.ts';
@@ -18,6 +21,11 @@ export interface PublishOptions {
   branch: string;
   /** Keeps the job's diff after the worktree is gone (the diff endpoint reads it). */
   saveDiff?: (jobId: string, diff: string) => Promise<unknown>;
+  /**
+   * The docs checks' gate, when the job's changes introduced problems: warn opens the pull
+   * request as a draft listing them; block opens none (the branch is pushed) and fails the job.
+   */
+  checks?: { mode: 'warn' | 'block'; result: DocsCheckResult } | null;
 }
 
 /** The pull request the branch is published in; null when the branch holds nothing to publish. */
@@ -45,6 +53,13 @@ export async function publish(
   if (pushed.status === 'rejected') throw pushed.reason;
   if (saved.status === 'rejected') throw saved.reason;
   await input.event('pushed', { branch });
+  const gate = options.checks ?? null;
+  if (gate?.mode === 'block') {
+    const count = gate.result.introduced.length;
+    throw new DocsChecksFailure(
+      `The changes introduced ${count} docs problem${count === 1 ? '' : 's'} the agent did not fix, and the project's checks setting is block: branch ${branch} was pushed, no pull request opened. GET .../job/{id}/checks lists them.`,
+    );
+  }
   const pr = await options.codeHost.openOrUpdatePullRequest({
     repositoryUrl: job.source_repository,
     head: branch,
@@ -56,8 +71,9 @@ export async function publish(
       prompts,
       jobId: job.id,
       jobUrl: `${config.publicUrl}/v2/agent/${project.id}/job/${job.id}`,
+      ...(gate ? { checksNote: problemsForPullRequest(gate.result) } : {}),
     }),
-    draft: project.settings.draftPullRequests ?? false,
+    draft: (project.settings.draftPullRequests ?? false) || gate !== null,
     // Pushed for the first time just now: no pull request can be open for it yet.
     headIsNew: !workspace.branchOnHost,
     signal,

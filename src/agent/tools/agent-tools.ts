@@ -5,6 +5,7 @@
 // stops on the finish tool; finished() holds what it recorded.
 import { jsonSchema, type ToolSet, tool } from 'ai';
 import { GitRunner } from '../workspace/git-runner.ts';
+import { checkDocsTool } from './check-docs.ts';
 import { createFileTool } from './create-file.ts';
 import { deleteFileTool } from './delete-file.ts';
 import { editFileTool } from './edit-file.ts';
@@ -31,6 +32,7 @@ const IMPLEMENTATIONS: Record<ToolName, (context: ToolContext, input: unknown) =
   edit_file: editFileTool,
   delete_file: deleteFileTool,
   move_file: moveFileTool,
+  check_docs: checkDocsTool,
   finish: finishTool,
 };
 
@@ -45,6 +47,8 @@ export interface AgentToolsOptions {
   runner?: GitRunner;
   /** Told about every call (tool, path, ok); for the job's events. Never given file contents. */
   onEvent?: (event: ToolEvent) => void | Promise<void>;
+  /** The docs checks for check_docs; without it the tool is not offered. */
+  checkDocs?: (paths: string[]) => Promise<string>;
 }
 
 export interface AgentToolbox {
@@ -97,6 +101,7 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
   let context: ToolContext | null = null;
   const ready = Promise.resolve(options.root).then(async (root): Promise<ToolContext> => {
     context = { guards: await Guards.create(root, denyGlobs), git, finish: null };
+    if (options.checkDocs) context.checkDocs = options.checkDocs;
     return context;
   });
   // A worktree that never comes is the caller's failure to report; no call may be left to see it.
@@ -135,6 +140,7 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
 
   const tools: ToolSet = {};
   for (const [name, definition] of Object.entries(TOOL_DEFINITIONS)) {
+    if (name === 'check_docs' && !options.checkDocs) continue;
     tools[name] = tool({
       description: definition.description,
       inputSchema: jsonSchema<Record<string, unknown>>(definition.inputSchema),

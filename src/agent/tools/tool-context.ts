@@ -36,6 +36,8 @@ export interface ToolContext {
   git: GitRunner;
   /** Set by the finish tool; the loop stops once it is set. */
   finish: FinishRecord | null;
+  /** Runs the docs checks (check_docs), answering the model's text; absent when checks are off. */
+  checkDocs?: (paths: string[]) => Promise<string>;
 }
 
 export const success = (text: string, path?: string, to?: string): ToolResult => ({

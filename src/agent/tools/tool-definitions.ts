@@ -11,6 +11,7 @@ export type ToolName =
   | 'edit_file'
   | 'delete_file'
   | 'move_file'
+  | 'check_docs'
   | 'finish';
 
 interface ToolDefinition {
@@ -108,6 +109,22 @@ export const TOOL_DEFINITIONS: Record<ToolName, ToolDefinition> = {
       type: 'object',
       properties: { from: path(`The file to move. ${RELATIVE}`), to: path(`Its new path. ${RELATIVE}`) },
       required: ['from', 'to'],
+      additionalProperties: false,
+    },
+  },
+  check_docs: {
+    description:
+      'Check the docs the way the site build would: pages parse (Markdown/MDX), front matter, links and #anchors resolve, images exist, the navigation names existing pages and new pages are in it. Reports only problems your changes introduced, each with file:line and a fix. Run it after editing and before finish; fix what it reports.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        paths: {
+          type: 'array',
+          items: { type: 'string' },
+          maxItems: 100,
+          description: `Only report problems in these files (${RELATIVE.toLowerCase()}); default: everything your changes can affect.`,
+        },
+      },
       additionalProperties: false,
     },
   },

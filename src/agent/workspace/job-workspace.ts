@@ -150,6 +150,35 @@ export class JobWorkspace {
     return result.stdout;
   }
 
+  /** The base commit's files (regular files only): path → blob id. For the docs checks' base. */
+  async baseFiles(): Promise<Map<string, string>> {
+    const result = await this.git(
+      ['ls-tree', '-r', '-z', '--full-tree', this.baseCommit],
+      'listing the base',
+    );
+    const files = new Map<string, string>();
+    for (const entry of result.stdout.split('\0')) {
+      // "<mode> blob <oid>\t<path>"; symlinks (120000) and submodules (160000) are left out.
+      const match = /^100[0-9]{3} blob ([0-9a-f]+)\t(.+)$/s.exec(entry);
+      if (match) files.set(match[2]!, match[1]!);
+    }
+    return files;
+  }
+
+  /** A file's content at the base, by its blob id, as text. */
+  async blobText(oid: string): Promise<string> {
+    return (await this.git(['cat-file', 'blob', oid], 'reading a base file')).stdout;
+  }
+
+  /** Every path whose content differs from the base now: edited, created, deleted, not yet committed or committed. */
+  async changedSinceBase(): Promise<string[]> {
+    const [tracked, untracked] = await Promise.all([
+      this.git(['diff', '--name-only', '-z', '--no-renames', this.baseCommit, '--'], 'listing changes'),
+      this.git(['ls-files', '-z', '--others', '--exclude-standard'], 'listing new files'),
+    ]);
+    return [...new Set([...tracked.stdout.split('\0'), ...untracked.stdout.split('\0')].filter(Boolean))];
+  }
+
   /** Commits on the branch that its base does not have (0: the branch adds nothing). */
   async commitsAhead(): Promise<number> {
     const result = await this.git(['rev-list', '--count', `${this.baseCommit}..HEAD`], 'counting commits');

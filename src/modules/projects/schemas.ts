@@ -90,6 +90,23 @@ export const ProjectSettingsSchema = Type.Object(
           "Prices that win over the server's price table for this project's jobs (e.g. 0 for a self-hosted model).",
       }),
     ),
+    checks: Type.Optional(
+      Type.Union([Type.Literal('off'), Type.Literal('warn'), Type.Literal('block')], {
+        description:
+          'Docs checks before publishing (default warn): warn opens a pull request whose changes broke the docs as a draft listing the problems; block opens none and fails the job (docs_checks_failed); off skips them.',
+      }),
+    ),
+    docsFramework: Type.Optional(
+      Type.Union(
+        ['auto', 'mintlify', 'docusaurus', 'mkdocs', 'vitepress', 'starlight', 'markdown'].map((name) =>
+          Type.Literal(name),
+        ),
+        {
+          description:
+            'The docs framework the checks assume (default auto: detected from the repository); markdown checks pages as plain Markdown, without a navigation.',
+        },
+      ),
+    ),
     webhookUrl: Type.Optional(
       Type.String({
         // http(s), a host, no user:password@ (settings are not secret; the webhookSecret is).

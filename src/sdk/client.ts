@@ -8,6 +8,7 @@ import type {
   AgentReport,
   AgentRow,
   Job,
+  JobChecks,
   JobEvent,
   JobList,
   JobStatus,
@@ -118,6 +119,18 @@ export class DocwrightClient {
     return this.#transport.json<Job>({
       method: 'GET',
       segments: ['v2', 'agent', projectId, 'job', id],
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * GET /v2/agent/{projectId}/job/{id}/checks: the job's last docs check. NotFoundError with code
+   * job_checks_not_found while there is none (not checked yet, checks off).
+   */
+  getJobChecks(projectId: string, id: string, options: CallOptions = {}): Promise<JobChecks> {
+    return this.#transport.json<JobChecks>({
+      method: 'GET',
+      segments: ['v2', 'agent', projectId, 'job', id, 'checks'],
       signal: options.signal,
     });
   }

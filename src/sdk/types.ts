@@ -8,6 +8,7 @@ import type {
   AgentsQuerySchema,
   ErrorBody,
   ErrorDetail,
+  JobChecksSchema,
   JobEventSchema,
   JobFailureCode,
   JobListSchema,
@@ -30,6 +31,10 @@ export type JobStatus = Static<typeof JobStatusSchema>;
 export type JobList = Static<typeof JobListSchema>;
 /** The body of job creation and of a follow-up message. */
 export type PromptBody = Static<typeof PromptBodySchema>;
+/** A job's last docs check: framework, passed, the problems the job introduced. */
+export type JobChecks = Static<typeof JobChecksSchema>;
+/** One introduced problem of JobChecks: code, file, line, message, hint. */
+export type DocsProblem = JobChecks['introduced'][number];
 /** One event of a job (SSE data, or an item of the JSON fallback). */
 export type JobEvent = Static<typeof JobEventSchema>;
 

@@ -3,7 +3,9 @@
 // leave a problem is a draft whose body lists it; with block, none is opened, the branch is
 // pushed and the job fails with docs_checks_failed; GET .../checks answers the last result.
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { DocwrightClient, NotFoundError } from '../../src/sdk/index.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import { type RecordedRequest, reply } from '../stand-ins/scripted-llm-server.ts';
 import { type AgentHarness, startAgentHarness } from './agent-harness.ts';
@@ -112,6 +114,14 @@ await forEachBackend('docs checks on agent jobs, end to end', ({ db }) => {
       body.introduced.map((p: { code: string; file: string; line: number }) => [p.code, p.file, p.line]),
       [['link_broken', 'docs/guide.md', 9]],
     );
+    // The typed client reads the same answer.
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = h.app.server.address() as AddressInfo;
+    const client = new DocwrightClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: h.adminKey });
+    const typed = await client.getJobChecks(h.project.id, created.id);
+    assert.equal(typed.introduced[0]?.hint, body.introduced[0].hint);
+    const missing = await client.getJobChecks(h.project.id, 'job_doesnotexist00').catch((e: unknown) => e);
+    assert.ok(missing instanceof NotFoundError && missing.code === 'job_not_found', String(missing));
   });
 
   test('warn: the fix turn fixes it, and the pull request is ready for review', async () => {
@@ -135,6 +145,23 @@ await forEachBackend('docs checks on agent jobs, end to end', ({ db }) => {
     assert.equal(pull.draft, false);
     assert.match((await h.fileOnBranch(job.branch!, 'docs/guide.md')) ?? '', /\(#configure\)/);
     assert.equal((await checks(created.id)).json().passed, true);
+  });
+
+  test('warn: no fix turn when the step bound leaves no room for one', async () => {
+    await h.setSettings({ checks: 'warn', maxSteps: 3 });
+    h.llm.enqueue(
+      reply.toolCall('edit_file', BREAK),
+      reply.toolCall('finish', { title: 'Mention the FAQ', summary: 'Pointed to the FAQ.' }),
+    );
+    const requestsBefore = h.llm.requests.length;
+    const created = await h.createJob('Mention the FAQ within three steps');
+    const job = await h.waitForJob(created.id);
+    assert.equal(job.status, 'completed', JSON.stringify(job.error));
+    assert.equal(job.usage?.steps, 2);
+    assert.equal(h.llm.requests.length - requestsBefore, 2);
+    const pull = h.github.fake.pulls('acme', 'docs').find((p) => p.html_url === job.prLink)!;
+    assert.equal(pull.draft, true);
+    assert.equal((await checks(created.id)).json().trigger, 'publish');
   });
 
   test('block: nothing is opened, the branch is pushed, the job fails with docs_checks_failed', async () => {

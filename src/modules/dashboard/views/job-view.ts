@@ -5,6 +5,7 @@ import type { Project } from '../../projects/index.ts';
 import { firstLine } from '../format.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { type FieldErrors, textareaField } from './fields.ts';
+import { docsChecksBlock } from './job-checks.ts';
 import { diffBlock, eventItem, jobSummary } from './job-parts.ts';
 import { csrfField, errorBox, type PageFrame, page } from './layout.ts';
 
@@ -63,6 +64,7 @@ export function jobPage(frame: PageFrame, project: Project, data: JobPage): Safe
     <h2 id="prompts-title">Prompt${data.prompts.length > 1 ? 's' : ''}</h2>
     <ol class="prompts">${data.prompts.map((p, i) => html`<li>${data.prompts.length > 1 ? html`<p class="small muted">${i === 0 ? 'First prompt' : `Follow-up ${i}`}</p>` : ''}<div class="prompt-text">${p}</div></li>`)}</ol>
   </section>
+  ${docsChecksBlock(data.events)}
   ${errorBox(data.actionError)}
   <section aria-labelledby="actions-title">
     <h2 id="actions-title" class="visually-hidden">Actions</h2>

@@ -41,16 +41,18 @@ export async function checkSnapshots(
   let pages: string[];
   if (scope) pages = scope.filter(isPage);
   else if (options.full) {
-    await Promise.all([base.parseAll(), branch.parseAll()]);
+    // One after the other: the branch shares the base's parsed pages and parses only its own.
+    await base.parseAll();
+    await branch.parseAll();
     pages = [...new Set([...base.pages(), ...branch.pages()])];
-  } else pages = affectedPages(base, branch, changed);
-  const created = changed.filter((path) => branch.texts.has(path) && !base.files.has(path));
+  } else pages = await affectedPages(base, branch, changed);
+  const created = changed.filter((path) => isPage(path) && branch.files.has(path) && !base.files.has(path));
   const inScope = (problem: DocsProblem) => !scope || scope.includes(problem.file);
-  const before = [...pageRules(base, pages), ...navigationRules(base)].filter(inScope);
+  const before = [...(await pageRules(base, pages)), ...navigationRules(base)].filter(inScope);
   const after = [
-    ...pageRules(branch, pages),
+    ...(await pageRules(branch, pages)),
     ...navigationRules(branch),
-    ...reachabilityRules(branch, created),
+    ...(await reachabilityRules(branch, created)),
   ].filter(inScope);
   const introduced = sortProblems(introducedProblems(before, after));
   return {
@@ -68,7 +70,11 @@ export async function checkSnapshots(
  * (at the base or on the branch) whose text names one of them, since only those can link there.
  * A changed page with no name to look for (the site's root index) makes it every page.
  */
-function affectedPages(base: DocsSnapshot, branch: DocsSnapshot, changed: readonly string[]): string[] {
+async function affectedPages(
+  base: DocsSnapshot,
+  branch: DocsSnapshot,
+  changed: readonly string[],
+): Promise<string[]> {
   const affected = new Set<string>();
   const names = new Set<string>();
   for (const path of changed) {
@@ -78,8 +84,8 @@ function affectedPages(base: DocsSnapshot, branch: DocsSnapshot, changed: readon
   }
   if (names.has('')) return [...new Set([...base.pages(), ...branch.pages()])];
   for (const name of names) {
-    for (const path of branch.pagesMentioning(name)) affected.add(path);
-    for (const path of base.pagesMentioning(name)) affected.add(path);
+    for (const path of await branch.pagesMentioning(name)) affected.add(path);
+    for (const path of await base.pagesMentioning(name)) affected.add(path);
   }
   return [...affected];
 }

@@ -1,8 +1,9 @@
 // A repository's docs as the checks see them at one point (the job's base, or its branch now):
-// its file list, the text of its pages and navigation configs, and each page's facts, parsed when
-// first needed and then kept. The branch's snapshot is made from the base's: it shares the texts
-// and parsed facts of every file that did not change, so a check after a small change parses
-// only the changed pages and those that mention them (the base's link graph is kept).
+// its file list, its navigation, and its pages' texts and facts, each read and parsed when first
+// needed and then kept. A branch snapshot is made from the base's: it shares the texts and parsed
+// facts of every file that did not change, so a check after a small change reads and parses only
+// the changed pages and those that mention them (the base's link graph is kept). A source that
+// can search (git grep at the base commit) spares reading every page to find those.
 import { type DocsFramework, detectFramework, type FrameworkInfo, forcedFramework } from './frameworks.ts';
 import { type Navigation, navigationFiles, readNavigation } from './navigation.ts';
 import { isPage, type PageFacts, pageFacts } from './page-facts.ts';
@@ -13,6 +14,8 @@ export interface DocsSource {
   files: readonly string[];
   /** A file's text, or null when it cannot be read as text. */
   read(path: string): Promise<string | null>;
+  /** The files whose content contains `text` (a superset is fine); absent: every page is read and searched. */
+  search?(text: string): Promise<string[]>;
 }
 
 export interface SnapshotOptions {
@@ -22,7 +25,7 @@ export interface SnapshotOptions {
 
 /** Pages over this size are not parsed (a generated page); their links are not checked. */
 const MAX_PAGE_BYTES = 256 * 1024;
-/** Files read at once while building. */
+/** Files read at once. */
 const READ_CONCURRENCY = 64;
 
 /**
@@ -34,58 +37,80 @@ type FactsCache = Map<string, { text: string; facts: PageFacts }[]>;
 export class DocsSnapshot {
   readonly info: FrameworkInfo;
   readonly files: ReadonlySet<string>;
-  /** Pages and navigation configs: path → text. */
-  readonly texts: ReadonlyMap<string, string>;
   readonly navigation: Navigation;
-  private readonly facts: FactsCache;
-  private readonly mdx: boolean;
+  readonly #source: DocsSource;
+  /** The snapshot this one was made from, and the paths that differ from it. */
+  readonly #parent: DocsSnapshot | null;
+  readonly #changed: ReadonlySet<string>;
+  /** Texts read so far (null: not a readable page). */
+  readonly #texts = new Map<string, string | null>();
+  readonly #facts: FactsCache;
+  readonly #mdx: boolean;
 
-  private constructor(
-    info: FrameworkInfo,
-    files: ReadonlySet<string>,
-    texts: ReadonlyMap<string, string>,
-    facts: FactsCache,
-  ) {
-    this.info = info;
-    this.files = files;
-    this.texts = texts;
-    this.facts = facts;
+  private constructor(init: {
+    info: FrameworkInfo;
+    files: ReadonlySet<string>;
+    configTexts: ReadonlyMap<string, string>;
+    source: DocsSource;
+    parent: DocsSnapshot | null;
+    changed: ReadonlySet<string>;
+    facts: FactsCache;
+  }) {
+    this.info = init.info;
+    this.files = init.files;
+    this.#source = init.source;
+    this.#parent = init.parent;
+    this.#changed = init.changed;
+    this.#facts = init.facts;
+    for (const [path, text] of init.configTexts) this.#texts.set(path, text);
     // Mintlify and Docusaurus (v3) read .md pages as MDX too.
-    this.mdx = info.framework === 'mintlify' || info.framework === 'docusaurus';
-    this.navigation = readNavigation(info, (path) => texts.get(path) ?? null);
+    this.#mdx = init.info.framework === 'mintlify' || init.info.framework === 'docusaurus';
+    this.navigation = readNavigation(init.info, (path) => init.configTexts.get(path) ?? null);
   }
 
-  /** Reads every page and navigation config of `source` (nothing is parsed yet). */
+  /** The snapshot of `source`: its navigation is read now, its pages when needed. */
   static async build(source: DocsSource, options: SnapshotOptions = {}): Promise<DocsSnapshot> {
     const files = new Set(source.files);
     const info = options.framework ? forcedFramework(files, options.framework) : detectFramework(files);
-    const wanted = [...files].filter(isPage).concat(navigationFiles(info).filter((path) => files.has(path)));
-    return new DocsSnapshot(info, files, await readTexts(source, wanted), new Map());
+    const configs = navigationFiles(info).filter((path) => files.has(path));
+    const configTexts = await readTexts(source, configs);
+    return new DocsSnapshot({
+      info,
+      files,
+      configTexts,
+      source,
+      parent: null,
+      changed: new Set(),
+      facts: new Map(),
+    });
   }
 
   /** The snapshot after `changed` paths changed (created, edited, deleted), `source` holding the new state. */
   async withChanges(source: DocsSource, changed: Iterable<string>): Promise<DocsSnapshot> {
-    const files = new Set(this.files);
-    const texts = new Map(this.texts);
-    const reread: string[] = [];
-    const configs = new Set(navigationFiles(this.info));
-    for (const path of new Set(changed)) {
-      texts.delete(path);
-      files.delete(path);
-      reread.push(path);
-    }
+    const paths = new Set(changed);
     const present = new Set(source.files);
-    const read = await readTexts(
-      source,
-      reread.filter((path) => present.has(path)),
-    );
-    for (const path of reread) {
-      if (!present.has(path)) continue;
-      files.add(path);
-      const text = read.get(path);
-      if (text !== undefined && (isPage(path) || configs.has(path))) texts.set(path, text);
+    const files = new Set(this.files);
+    for (const path of paths) {
+      if (present.has(path)) files.add(path);
+      else files.delete(path);
     }
-    return new DocsSnapshot(this.info, files, texts, this.facts);
+    const configs = navigationFiles(this.info).filter((path) => files.has(path));
+    const configTexts = new Map<string, string>();
+    const reread = configs.filter((path) => paths.has(path));
+    for (const [path, text] of await readTexts(source, reread)) configTexts.set(path, text);
+    for (const path of configs) {
+      const text = this.#texts.get(path);
+      if (!paths.has(path) && typeof text === 'string') configTexts.set(path, text);
+    }
+    return new DocsSnapshot({
+      info: this.info,
+      files,
+      configTexts,
+      source,
+      parent: this,
+      changed: paths,
+      facts: this.#facts,
+    });
   }
 
   /** Where the pages live, once a config (MkDocs' docs_dir) has had its say. */
@@ -93,48 +118,98 @@ export class DocsSnapshot {
     return this.navigation.contentRoot ?? this.info.contentRoot;
   }
 
-  /** Every page (Markdown or MDX) the snapshot has the text of. */
+  /** Every page (Markdown or MDX) of the snapshot. */
   pages(): string[] {
-    return [...this.texts.keys()].filter(isPage);
+    return [...this.files].filter(isPage);
+  }
+
+  /** The page's text (read now if needed), or null when it is not a readable page. */
+  async text(path: string): Promise<string | null> {
+    await this.load([path]);
+    return this.#texts.get(path) ?? null;
+  }
+
+  /** Reads the texts of `paths` not read yet (unchanged ones through the parent, which keeps them). */
+  async load(paths: Iterable<string>): Promise<void> {
+    const missing = [...paths].filter((path) => !this.#texts.has(path));
+    if (missing.length === 0) return;
+    const fromParent = this.#parent ? missing.filter((path) => !this.#changed.has(path)) : [];
+    const own = this.#parent ? missing.filter((path) => this.#changed.has(path)) : missing;
+    if (fromParent.length > 0 && this.#parent) {
+      await this.#parent.load(fromParent);
+      for (const path of fromParent) this.#texts.set(path, this.#parent.#texts.get(path) ?? null);
+    }
+    const read = await readTexts(
+      this.#source,
+      own.filter((path) => this.files.has(path)),
+    );
+    for (const path of own) this.#texts.set(path, read.get(path) ?? null);
   }
 
   /** The page's facts, parsed now if no snapshot sharing this one's cache parsed the same text yet. */
-  pageFacts(path: string): PageFacts | null {
-    const text = this.texts.get(path);
-    if (text === undefined || !isPage(path)) return null;
-    const cached = this.cached(path, text);
+  async pageFacts(path: string): Promise<PageFacts | null> {
+    if (!isPage(path) || !this.files.has(path)) return null;
+    const text = await this.text(path);
+    if (text === null) return null;
+    const cached = this.#cached(path, text);
     if (cached) return cached;
-    const facts = pageFacts(path, text, { mdx: this.mdx });
-    this.remember(path, text, facts);
+    const facts = pageFacts(path, text, { mdx: this.#mdx });
+    this.#remember(path, text, facts);
     return facts;
   }
 
-  /** Parses every page not parsed yet, on worker threads when there are many. */
+  /** Reads and parses every page not parsed yet, on worker threads when there are many. */
   async parseAll(): Promise<void> {
-    const pending = this.pages().filter((path) => !this.cached(path, this.texts.get(path)!));
-    const parsed = await parsePages(
-      pending.map((path) => ({ path, text: this.texts.get(path)! })),
-      this.mdx,
-    );
-    for (const [path, facts] of parsed) this.remember(path, this.texts.get(path)!, facts);
+    const pages = this.pages();
+    await this.load(pages);
+    const pending: { path: string; text: string }[] = [];
+    for (const path of pages) {
+      const text = this.#texts.get(path);
+      if (typeof text === 'string' && !this.#cached(path, text)) pending.push({ path, text });
+    }
+    for (const [path, facts] of await parsePages(pending, this.#mdx)) {
+      this.#remember(path, this.#texts.get(path)!, facts);
+    }
   }
 
-  /** Pages whose text contains `needle` (a cheap filter before parsing for links). */
-  pagesMentioning(needle: string): string[] {
-    const found: string[] = [];
-    for (const [path, text] of this.texts) if (isPage(path) && text.includes(needle)) found.push(path);
-    return found;
+  /**
+   * Pages whose text contains `name` as a whole path segment (page-1 is not in page-12): a cheap
+   * filter before parsing pages for links.
+   */
+  async pagesMentioning(name: string): Promise<string[]> {
+    let candidates: string[];
+    if (this.#parent) {
+      const inherited = (await this.#parent.pagesMentioning(name)).filter(
+        (path) => !this.#changed.has(path) && this.files.has(path),
+      );
+      candidates = [
+        ...inherited,
+        ...[...this.#changed].filter((path) => isPage(path) && this.files.has(path)),
+      ];
+    } else if (this.#source.search) {
+      candidates = (await this.#source.search(name)).filter((path) => isPage(path) && this.files.has(path));
+    } else candidates = this.pages();
+    await this.load(candidates);
+    const whole = new RegExp(`(^|[^\\w-])${escapeRegExp(name)}($|[^\\w-])`);
+    return candidates.filter((path) => {
+      const text = this.#texts.get(path);
+      return typeof text === 'string' && text.includes(name) && whole.test(text);
+    });
   }
 
-  private cached(path: string, text: string): PageFacts | null {
-    return this.facts.get(path)?.find((entry) => entry.text === text)?.facts ?? null;
+  #cached(path: string, text: string): PageFacts | null {
+    return this.#facts.get(path)?.find((entry) => entry.text === text)?.facts ?? null;
   }
 
-  private remember(path: string, text: string, facts: PageFacts): void {
-    const entries = this.facts.get(path);
+  #remember(path: string, text: string, facts: PageFacts): void {
+    const entries = this.#facts.get(path);
     if (entries) entries.push({ text, facts });
-    else this.facts.set(path, [{ text, facts }]);
+    else this.#facts.set(path, [{ text, facts }]);
   }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 async function readTexts(source: DocsSource, paths: readonly string[]): Promise<Map<string, string>> {

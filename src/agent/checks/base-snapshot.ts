@@ -1,6 +1,6 @@
-// The docs checks' view of the job's base commit. Its pages are read from the worktree, which
-// holds the base's files where the job has not changed them yet; each file is matched against
-// the base's blob id, and one the model already changed is read from git instead. Snapshots are
+// The docs checks' view of the job's base commit. Its pages are read when a check needs them,
+// from the worktree, which holds the base's files where the job has not changed them; each file
+// is matched against the base's blob id, and one the job changed is read from git instead. Snapshots are
 // kept per repository and commit (their contents never change), so later jobs on the same base
 // reuse the texts and the pages already parsed.
 import { createHash } from 'node:crypto';
@@ -9,9 +9,15 @@ import { join } from 'node:path';
 import { type DocsFramework, DocsSnapshot, type DocsSource } from '../../docs-checks/index.ts';
 import type { JobWorkspace } from '../workspace/job-workspace.ts';
 
-/** Snapshots kept: a few repositories' latest bases (each holds its pages' texts). */
+/** Snapshots kept: a few repositories' latest bases (each holds the pages it has read). */
 const KEPT = 4;
-const kept = new Map<string, Promise<DocsSnapshot>>();
+
+interface Kept {
+  snapshot: Promise<DocsSnapshot>;
+  /** The latest job's worktree on this base: where unchanged pages are read from. */
+  workspace: JobWorkspace;
+}
+const kept = new Map<string, Kept>();
 
 export function baseSnapshot(
   repository: string,
@@ -23,29 +29,32 @@ export function baseSnapshot(
   if (found) {
     kept.delete(key);
     kept.set(key, found);
-    return found;
+    found.workspace = workspace;
+    return found.snapshot;
   }
-  const building = buildBase(workspace, framework);
-  kept.set(key, building);
-  building.catch(() => kept.delete(key));
+  const entry = { workspace } as Kept;
+  entry.snapshot = buildBase(entry, framework);
+  kept.set(key, entry);
+  entry.snapshot.catch(() => kept.delete(key));
   while (kept.size > KEPT) kept.delete(kept.keys().next().value!);
-  return building;
+  return entry.snapshot;
 }
 
-async function buildBase(
-  workspace: JobWorkspace,
-  framework: DocsFramework | undefined,
-): Promise<DocsSnapshot> {
-  const blobs = await workspace.baseFiles();
+async function buildBase(entry: Kept, framework: DocsFramework | undefined): Promise<DocsSnapshot> {
+  const blobs = await entry.workspace.baseFiles();
   const source: DocsSource = {
     files: [...blobs.keys()],
     read: async (path) => {
       const oid = blobs.get(path);
       if (oid === undefined) return null;
+      // Another job's worktree may have changed the file (or be gone): the blob id tells.
+      const { workspace } = entry;
       const bytes = await readFile(join(workspace.path, path)).catch(() => null);
       if (bytes !== null && gitBlobId(bytes, oid.length) === oid) return bytes.toString('utf8');
       return workspace.blobText(oid).catch(() => null);
     },
+    // git grep over the base commit finds the pages that name a changed one without reading all.
+    search: (text) => entry.workspace.grepBase(text),
   };
   return DocsSnapshot.build(source, framework ? { framework } : {});
 }

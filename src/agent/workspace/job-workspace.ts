@@ -165,9 +165,35 @@ export class JobWorkspace {
     return files;
   }
 
-  /** A file's content at the base, by its blob id, as text. */
+  /**
+   * A file's content at the base, by its blob id, as text. Read in the mirror, which outlives
+   * this worktree: the docs checks keep a base for later jobs.
+   */
   async blobText(oid: string): Promise<string> {
-    return (await this.git(['cat-file', 'blob', oid], 'reading a base file')).stdout;
+    return (await this.mirrorGit(['cat-file', 'blob', oid], 'reading a base file')).stdout;
+  }
+
+  private mirrorGit(args: string[], action: string, okExitCodes?: number[]) {
+    return runGit(this.init.context, args, {
+      cwd: this.init.mirrorPath,
+      action,
+      unlocked: true,
+      okExitCodes,
+    });
+  }
+
+  /** The base commit's files whose content contains `text` (a fixed string, not a pattern); in the mirror. */
+  async grepBase(text: string): Promise<string[]> {
+    const result = await this.mirrorGit(
+      ['grep', '-l', '-z', '-F', '--no-color', '-I', '-e', text, this.baseCommit, '--'],
+      'searching the base',
+      [1],
+    );
+    const prefix = `${this.baseCommit}:`;
+    return result.stdout
+      .split('\0')
+      .filter(Boolean)
+      .map((line) => (line.startsWith(prefix) ? line.slice(prefix.length) : line));
   }
 
   /** Every path whose content differs from the base now: edited, created, deleted, not yet committed or committed. */

@@ -46,6 +46,8 @@ export class DocsSnapshot {
   readonly #texts = new Map<string, string | null>();
   readonly #facts: FactsCache;
   readonly #mdx: boolean;
+  /** pagesMentioning's answers: a snapshot never changes, and a base is asked once per branch. */
+  readonly #mentions = new Map<string, Promise<string[]>>();
 
   private constructor(init: {
     info: FrameworkInfo;
@@ -176,7 +178,17 @@ export class DocsSnapshot {
    * Pages whose text contains `name` as a whole path segment (page-1 is not in page-12): a cheap
    * filter before parsing pages for links.
    */
-  async pagesMentioning(name: string): Promise<string[]> {
+  pagesMentioning(name: string): Promise<string[]> {
+    let found = this.#mentions.get(name);
+    if (!found) {
+      found = this.#findMentions(name);
+      this.#mentions.set(name, found);
+      found.catch(() => this.#mentions.delete(name));
+    }
+    return found;
+  }
+
+  async #findMentions(name: string): Promise<string[]> {
     let candidates: string[];
     if (this.#parent) {
       const inherited = (await this.#parent.pagesMentioning(name)).filter(

@@ -21,3 +21,5 @@ export * from './job-statuses.ts';
 export * from './jobs.ts';
 export * from './params.ts';
 export * from './usage.ts';
+export * from './visitors.ts';
+export * from './visitors-csv.ts';

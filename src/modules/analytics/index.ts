@@ -56,3 +56,4 @@ export {
   type UnrecognizedAgentReport,
 } from './unrecognized-agents.ts';
 export { exportPageViews } from './views.ts';
+export { exportVisitors } from './visitors.ts';

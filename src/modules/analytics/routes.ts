@@ -22,8 +22,12 @@ import {
   UnrecognizedAgentReportSchema,
   UnrecognizedQuerySchema,
   VIEWS_CSV_COLUMNS,
+  VISITORS_CSV_COLUMNS,
   ViewsQuerySchema,
+  type VisitorReport,
+  VisitorReportSchema,
   viewsCsvRow,
+  visitorsCsvRow,
 } from '../../contract/index.ts';
 import type { App, AppContext } from '../../http/context.ts';
 import { errorResponses } from '../../http/openapi.ts';
@@ -33,6 +37,7 @@ import { exportFormat } from './negotiate.ts';
 import { exportTimeseries } from './timeseries.ts';
 import { exportUnrecognizedAgents, type UnrecognizedAgentCounter } from './unrecognized-agents.ts';
 import { exportPageViews } from './views.ts';
+import { exportVisitors } from './visitors.ts';
 
 export interface AnalyticsRouteOptions {
   /** Operator and category of each agent; defaults to the curated list (data/ai-agents.json). */
@@ -93,6 +98,7 @@ export function registerAnalyticsRoutes(
   app.addSchema(AgentReportSchema);
   app.addSchema(TimeseriesReportSchema);
   app.addSchema(UnrecognizedAgentReportSchema);
+  app.addSchema(VisitorReportSchema);
 
   app.get(
     '/v1/analytics/:projectId/agents/unrecognized',
@@ -151,6 +157,36 @@ export function registerAnalyticsRoutes(
         'views.csv',
         VIEWS_CSV_COLUMNS,
         report.views.map(viewsCsvRow),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/analytics/:projectId/visitors',
+    {
+      config: { access: 'read' },
+      onRequest: varyOnAccept,
+      schema: {
+        tags,
+        security,
+        summary: 'Export distinct visitors, human and AI',
+        description: `Approximate distinct visitors, site-wide and per page, over a date range, each split into human readers and AI agents; total is the union (total ≤ human + ai). A visitor is a keyed hash of IP address and user agent (for AI agents, of the IP address alone) with a salt that changes every UTC day, so a reader on two days counts twice over a range spanning both. Counts are exact up to 2048 visitors per page and bucket, then estimated (HyperLogLog, about 2% at p99); see docs/analytics-visitors.md. ${PAGING} visitors are ordered by total descending, then path ascending. ${CSV_NOTE} A read or admin key is needed.`,
+        params: ProjectParamsSchema,
+        querystring: ViewsQuerySchema,
+        response: { ...jsonOrCsv('VisitorReport', 'The distinct visitor report.'), ...errorResponses() },
+      },
+    },
+    async (request, reply): Promise<VisitorReport | string> => {
+      const report = await exportVisitors(db, request.params.projectId, request.query);
+      if (exportFormat(request.headers.accept) === 'json') return report;
+      const { limit = 0, offset = 0 } = request.query;
+      return sendCsv(
+        request,
+        reply,
+        { limit, offset, hasMore: report.hasMore },
+        'visitors.csv',
+        VISITORS_CSV_COLUMNS,
+        report.visitors.map(visitorsCsvRow),
       );
     },
   );

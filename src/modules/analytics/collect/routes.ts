@@ -14,6 +14,7 @@ import { jsonValueError, jsonValueProblem } from '../../../http/request-text.ts'
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
 import { type GroupCommitOptions, GroupCommitWriter } from '../ingest/group-commit.ts';
 import type { RecordOutcomes } from '../ingest/ingest-batch.ts';
+import { VisitorSalts } from '../store/index.ts';
 import { collectErrors } from './errors.ts';
 import { AddressRateLimiter, type RateLimitOptions } from './rate-limit.ts';
 import { scriptAsset } from './script-asset.ts';
@@ -49,6 +50,7 @@ export function registerCollectRoutes(
     limiter: new AddressRateLimiter(options.rateLimit),
     writer,
     now: options.now ?? Date.now,
+    visitorSalts: new VisitorSalts(db),
     ...(options.onRecords ? { onRecords: options.onRecords } : {}),
   };
 

@@ -10,7 +10,7 @@ import type { ClassificationContext } from '../classification/context.ts';
 import { classifyRecord } from '../classification/pipeline.ts';
 import type { GroupCommitWriter } from '../ingest/group-commit.ts';
 import type { RecordOutcomes } from '../ingest/ingest-batch.ts';
-import { ViewSums } from '../store/index.ts';
+import { ViewSums, type VisitorSalts } from '../store/index.ts';
 import { matchAllowedOrigin } from './origins.ts';
 import type { AddressRateLimiter } from './rate-limit.ts';
 
@@ -21,6 +21,8 @@ export interface CollectDependencies {
   writer: GroupCommitWriter;
   /** Milliseconds since the epoch: the view's time. */
   now: () => number;
+  /** The day's salt for visitor ids; without it no visitor id is kept. */
+  visitorSalts?: VisitorSalts;
   /** Told what became of every view posted (the metrics). */
   onRecords?: (outcomes: RecordOutcomes) => void;
 }
@@ -101,19 +103,23 @@ export async function collectView(deps: CollectDependencies, view: PageView): Pr
     deps.onRecords?.({ accepted: 0, dropped: { [outcome.drop]: 1 }, rejected: 0 });
     return { counted: false, dropped: outcome.drop };
   }
-  await deps.writer.submit(
-    ViewSums.ofRows([
-      {
-        projectId: view.projectId,
-        hour: new Date(hourOf(at)),
-        path: outcome.path,
-        trafficClass: outcome.class,
-        agent: outcome.agent,
-        verification: outcome.verification,
-        views: 1,
-      },
-    ]),
-  );
+  const sums = ViewSums.ofRows([
+    {
+      projectId: view.projectId,
+      hour: new Date(hourOf(at)),
+      path: outcome.path,
+      trafficClass: outcome.class,
+      agent: outcome.agent,
+      verification: outcome.verification,
+      views: 1,
+    },
+  ]);
+  if (deps.visitorSalts !== undefined && outcome.class !== 'bot') {
+    const hasher = await deps.visitorSalts.hasherAt(at);
+    const id = hasher.id(view.projectId, outcome.class, view.address, userAgent);
+    if (id !== null) sums.visitors.add(view.projectId, hourOf(at) / 1000, outcome.class, outcome.path, id);
+  }
+  await deps.writer.submit(sums);
   deps.onRecords?.({ accepted: 1, dropped: {}, rejected: 0 });
   return { counted: true };
 }

@@ -14,17 +14,31 @@ export class DeferredOutcomes implements OutcomeSink {
   readonly #replays: Replay[] = [];
   readonly #waits: Promise<ClassificationOutcome>[] = [];
 
-  view(index: number, hour: number, kind: ViewKind, path: string, pathHasNul: boolean): void {
-    this.#replays.push((sink) => sink.view(index, hour, kind, path, pathHasNul));
+  view(
+    index: number,
+    hour: number,
+    kind: ViewKind,
+    path: string,
+    pathHasNul: boolean,
+    ip?: string,
+    userAgent?: string,
+  ): void {
+    this.#replays.push((sink) => sink.view(index, hour, kind, path, pathHasNul, ip, userAgent));
   }
 
   drop(reason: DropReason): void {
     this.#replays.push((sink) => sink.drop(reason));
   }
 
-  wait(index: number, hour: number, outcome: Promise<ClassificationOutcome>): void {
+  wait(
+    index: number,
+    hour: number,
+    outcome: Promise<ClassificationOutcome>,
+    ip?: string,
+    userAgent?: string,
+  ): void {
     const slot = this.#waits.push(outcome) - 1;
-    this.#replays.push((sink, settled) => reportOutcome(sink, index, hour, settled[slot]!));
+    this.#replays.push((sink, settled) => reportOutcome(sink, index, hour, settled[slot]!, ip, userAgent));
   }
 
   /** Waits for every held-back outcome, then hands them all on in batch order. */

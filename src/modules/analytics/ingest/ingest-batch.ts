@@ -9,6 +9,7 @@ import type { ClassificationContext } from '../classification/context.ts';
 import { classifyRecordNow } from '../classification/pipeline.ts';
 import type { ClassificationOutcome } from '../classification/types.ts';
 import { userAgentProfilesOf } from '../classification/user-agent-profiles.ts';
+import type { VisitorSalts } from '../store/index.ts';
 import { type UnrecognizedAgentCounter, UnrecognizedTally } from '../unrecognized-agents.ts';
 import { ingestCommonRecord } from './common-record.ts';
 import { DeferredOutcomes } from './deferred-outcomes.ts';
@@ -24,6 +25,8 @@ export interface IngestDependencies {
   now: () => number;
   /** Where the unknown-agents report's counts go, once the batch is committed. */
   unrecognized?: UnrecognizedAgentCounter;
+  /** The day's salt for visitor ids; without it no visitor ids are kept. */
+  visitorSalts?: VisitorSalts;
 }
 
 /** What became of a batch's records, for the metrics: counts, never the records themselves. */
@@ -62,7 +65,8 @@ export async function ingestBatch(
 ): Promise<IngestOutcome> {
   checkRecordCount(items.length);
   const receivedAt = deps.now();
-  const tally = new RollupTally(projectId);
+  const hasher = deps.visitorSalts === undefined ? null : await deps.visitorSalts.hasherAt(receivedAt);
+  const tally = new RollupTally(projectId, hasher);
   const profiles = userAgentProfilesOf(deps.classification);
   const unrecognized = new UnrecognizedTally();
   // Set at the first record that waits on a key directory: from there on, outcomes are held
@@ -81,9 +85,9 @@ export async function ingestBatch(
     const outcome = classifyRecordNow(checked.record, deps.classification);
     if (outcome instanceof Promise) {
       deferred ??= new DeferredOutcomes();
-      deferred.wait(index, hourOf(checked.atMs), outcome);
+      deferred.wait(index, hourOf(checked.atMs), outcome, checked.record.ip, checked.record.userAgent);
     } else {
-      reportOutcome(sink, index, hourOf(checked.atMs), outcome);
+      reportOutcome(sink, index, hourOf(checked.atMs), outcome, checked.record.ip, checked.record.userAgent);
       countUnrecognized(unrecognized, outcome, checked.record.userAgent, deps.classification);
     }
   }

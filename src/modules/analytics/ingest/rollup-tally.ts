@@ -8,13 +8,24 @@ import type { Rejection } from '../../../contract/index.ts';
 import type { ClassificationOutcome, DropReason } from '../classification/types.ts';
 import { DROP_REASONS, isDropped } from '../classification/types.ts';
 import { type ViewKind, viewKindOf } from '../classification/view-kind.ts';
-import { ViewSums } from '../store/index.ts';
+import { ViewSums, type VisitorHasher } from '../store/index.ts';
 import type { RecordRejectionCode } from './record-validation.ts';
 
 /** Receives one outcome per record, in batch order. */
 export interface OutcomeSink {
-  /** A page view of `path` in the hour starting at `hour` (epoch milliseconds). */
-  view(index: number, hour: number, kind: ViewKind, path: string, pathHasNul: boolean): void;
+  /**
+   * A page view of `path` in the hour starting at `hour` (epoch milliseconds), sent from `ip`
+   * by `userAgent` (for the visitor id; undefined when the record has none).
+   */
+  view(
+    index: number,
+    hour: number,
+    kind: ViewKind,
+    path: string,
+    pathHasNul: boolean,
+    ip?: string,
+    userAgent?: string,
+  ): void;
   drop(reason: DropReason): void;
 }
 
@@ -24,9 +35,11 @@ export function reportOutcome(
   index: number,
   hour: number,
   outcome: ClassificationOutcome,
+  ip?: string,
+  userAgent?: string,
 ): void {
   if (isDropped(outcome)) sink.drop(outcome.drop);
-  else sink.view(index, hour, viewKindOf(outcome), outcome.path, outcome.path.includes('\0'));
+  else sink.view(index, hour, viewKindOf(outcome), outcome.path, outcome.path.includes('\0'), ip, userAgent);
 }
 
 export class RollupTally implements OutcomeSink {
@@ -38,9 +51,12 @@ export class RollupTally implements OutcomeSink {
     number
   >;
   readonly #projectId: string;
+  readonly #visitors: VisitorHasher | null;
 
-  constructor(projectId: string) {
+  /** Without a hasher, views are counted but no visitor ids are kept. */
+  constructor(projectId: string, visitors: VisitorHasher | null = null) {
     this.#projectId = projectId;
+    this.#visitors = visitors;
   }
 
   reject(index: number, code: RecordRejectionCode, message: string): void {
@@ -51,7 +67,15 @@ export class RollupTally implements OutcomeSink {
     this.#dropped[reason]++;
   }
 
-  view(index: number, hour: number, kind: ViewKind, path: string, pathHasNul: boolean): void {
+  view(
+    index: number,
+    hour: number,
+    kind: ViewKind,
+    path: string,
+    pathHasNul: boolean,
+    ip?: string,
+    userAgent?: string,
+  ): void {
     // Defence in depth: NUL is refused on input, but a NUL reaching the commit would fail the
     // whole group, other clients' views included.
     if (pathHasNul || kind.agentHasNul) {
@@ -63,6 +87,10 @@ export class RollupTally implements OutcomeSink {
       return;
     }
     this.sums.add(this.#projectId, hour / 1000, kind.trafficClass, kind.agent, kind.verification, path, 1);
+    const visitorClass = kind.trafficClass;
+    if (this.#visitors === null || visitorClass === 'bot') return;
+    const id = this.#visitors.id(this.#projectId, visitorClass, ip, userAgent);
+    if (id !== null) this.sums.visitors.add(this.#projectId, hour / 1000, visitorClass, path, id);
   }
 
   /** Views counted: every accepted record adds one. */

@@ -22,6 +22,7 @@ import { jsonValueError } from '../../../http/request-text.ts';
 import { validatorCompiler } from '../../../http/validation.ts';
 import { exceedsJsonDepth } from '../../../util/json-depth.ts';
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
+import { VisitorSalts } from '../store/index.ts';
 import type { UnrecognizedAgentCounter } from '../unrecognized-agents.ts';
 import { type GroupCommitOptions, GroupCommitWriter } from './group-commit.ts';
 import { checkRecordCount, type RecordOutcomes } from './ingest-batch.ts';
@@ -65,6 +66,7 @@ export function registerIngestRoutes(app: App, context: AppContext, options: Ing
     writer,
     classification: options.classification ?? createClassificationContext(),
     now: options.now ?? Date.now,
+    visitorSalts: new VisitorSalts(context.db),
     ...(options.unrecognized ? { unrecognized: options.unrecognized } : {}),
     ...(options.onRecords ? { onRecords: options.onRecords } : {}),
   };

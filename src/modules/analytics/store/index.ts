@@ -25,5 +25,22 @@ export {
 export type { TrafficBucketRow } from './report-queries.ts';
 export { type PageViewCount, recordPageViews, recordPageViewsIn } from './rollups.ts';
 export { mergeStagedViews, stageSums } from './staged-views.ts';
-export { ceilToDay, DAY_SECONDS, floorToDay, HOUR_SECONDS } from './time-buckets.ts';
-export { ViewSums } from './view-sums.ts';
+export {
+  addMonths,
+  ceilToDay,
+  DAY_SECONDS,
+  floorToDay,
+  floorToMonth,
+  HOUR_SECONDS,
+} from './time-buckets.ts';
+export { type EncodedSums, ViewSums } from './view-sums.ts';
+export { VisitorHasher, VisitorSalts } from './visitor-ids.ts';
+export {
+  type SketchRow,
+  selectFirstSketchMonth,
+  selectGeneration,
+  selectRangeSketches,
+} from './visitor-queries.ts';
+export { SITE_PATH, type VisitorClass, VisitorSets } from './visitor-sets.ts';
+export { unionCount, VisitorSketch } from './visitor-sketch.ts';
+export { writeVisitorSets } from './visitor-writes.ts';

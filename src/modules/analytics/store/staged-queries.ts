@@ -9,13 +9,15 @@ export interface StagedRow {
   views: number;
   /** JSON text of ViewSums.encode() (view-sums.ts). */
   counts: string;
+  /** JSON text of VisitorSets.encode() (visitor-sets.ts); null when the group had no visitor ids. */
+  visitors: string | null;
 }
 
 /** Appends a staged row; returns its id (the writer's merger remembers what each id holds). */
 export async function insertStagedCounts(tx: Queryable, row: StagedRow): Promise<number> {
   const rows = await tx.query<{ id: number }>(
-    'INSERT INTO page_views_staged (views, counts) VALUES ($1, $2) RETURNING id',
-    [row.views, row.counts],
+    'INSERT INTO page_views_staged (views, counts, visitors) VALUES ($1, $2, $3) RETURNING id',
+    [row.views, row.counts, row.visitors],
   );
   return Number(rows[0]!.id);
 }
@@ -44,11 +46,14 @@ export async function deleteStagedByIds(tx: Queryable, ids: readonly number[]): 
 }
 
 /** Removes and returns the oldest staged rows, at most `limit`; they are merged in the same transaction. */
-export async function deleteOldestStaged(tx: Queryable, limit: number): Promise<Pick<StagedRow, 'counts'>[]> {
-  return tx.query<Pick<StagedRow, 'counts'>>(
+export async function deleteOldestStaged(
+  tx: Queryable,
+  limit: number,
+): Promise<Pick<StagedRow, 'counts' | 'visitors'>[]> {
+  return tx.query<Pick<StagedRow, 'counts' | 'visitors'>>(
     `DELETE FROM page_views_staged
       WHERE id IN (SELECT id FROM page_views_staged ORDER BY id LIMIT $1)
-      RETURNING counts`,
+      RETURNING counts, visitors`,
     [limit],
   );
 }

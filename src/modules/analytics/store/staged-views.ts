@@ -25,13 +25,16 @@ import {
   selectExistingProjects,
 } from './staged-queries.ts';
 import { type EncodedSums, ViewSums } from './view-sums.ts';
+import type { EncodedVisitors } from './visitor-sets.ts';
+import { writeVisitorSets } from './visitor-writes.ts';
 
 /** Staged rows read back per merge transaction (each row is one group commit's keys). */
 const ROWS_PER_MERGE = 100;
 
 /** Appends a group's sums inside the group's transaction; returns the staged row's id. */
 export async function stageSums(tx: Queryable, sums: ViewSums): Promise<number> {
-  return insertStagedCounts(tx, { views: sums.views, counts: JSON.stringify(sums.encode()) });
+  const visitors = sums.visitors.isEmpty ? null : JSON.stringify(sums.visitors.encode());
+  return insertStagedCounts(tx, { views: sums.views, counts: JSON.stringify(sums.encode()), visitors });
 }
 
 export interface MergeResult {
@@ -54,7 +57,10 @@ async function mergeOnce(db: Database, known: KnownStaged): Promise<MergeResult>
     const taken = known.size === 0 ? [] : await deleteStagedByIds(tx, [...known.keys()]);
     for (const id of taken) sums.addSums(known.get(id)!);
     const staged = await deleteOldestStaged(tx, ROWS_PER_MERGE);
-    for (const row of staged) sums.addEncoded(JSON.parse(row.counts) as EncodedSums);
+    for (const row of staged) {
+      sums.addEncoded(JSON.parse(row.counts) as EncodedSums);
+      if (row.visitors !== null) sums.visitors.addEncoded(JSON.parse(row.visitors) as EncodedVisitors);
+    }
     const rows = taken.length + staged.length;
     if (rows === 0) return { rows: 0, views: 0, orphanViews: 0 };
     const counts = sums.sortedCounts();
@@ -63,6 +69,7 @@ async function mergeOnce(db: Database, known: KnownStaged): Promise<MergeResult>
       tx,
       counts.filter((c) => existing.has(c.projectId)),
     );
+    await writeVisitorSets(tx, sums.visitors.only(existing));
     return { rows, views: written.views, orphanViews: sums.views - written.views };
   });
 }

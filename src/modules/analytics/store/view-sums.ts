@@ -7,6 +7,7 @@ import { HOUR_MS } from '../../../util/time.ts';
 import type { KeyedCount } from './keyed-count.ts';
 import type { TrafficClass } from './queries.ts';
 import { CountSums, type PageViewCount, pageViewCountProblem } from './rollups.ts';
+import { VisitorSets } from './visitor-sets.ts';
 
 type ByPath = Map<string, number>;
 type ByVerification = Map<string, ByPath>;
@@ -60,6 +61,8 @@ export class ViewSums {
   #lastByClass: ByClass | null = null;
   /** All views added. */
   views = 0;
+  /** The views' visitor ids, staged and merged with them (visitor-writes.ts). */
+  readonly visitors = new VisitorSets();
 
   /** Rows summed, each checked (a TypeError names the first bad one). */
   static ofRows(rows: Iterable<PageViewCount>): ViewSums {
@@ -156,6 +159,7 @@ export class ViewSums {
         });
     }
     this.views += other.views;
+    this.visitors.addSets(other.visitors);
     // The remembered run may now point at a replaced map: forget it.
     this.#lastProject = null;
   }

@@ -1,0 +1,36 @@
+-- Distinct visitors (GET /v1/analytics/{projectId}/visitors; docs/analytics-visitors.md).
+--
+-- A visitor id is a keyed hash of (salt, project, IP address, user agent) for humans and of
+-- (salt, project, IP address) for AI agents, cut to 53 bits; it is never stored on its own, only
+-- folded into the sketches below. The salt is random, one per UTC day of receipt, and is deleted
+-- once its day is over, so ids of two days cannot be linked, nor turned back into addresses.
+CREATE TABLE visitor_salts (
+  day  date PRIMARY KEY,
+  salt bytea NOT NULL CHECK (length(salt) = 32)
+);
+
+-- Mergeable distinct-count sketches of the visitor ids per level (h = UTC hour, d = UTC day,
+-- m = UTC calendar month; all three written with every merge), bucket and path, one per class.
+-- path '' is the whole site (the union over paths, which per-path sketches cannot give cheaply).
+-- A sketch is an exact set of ids while small and a HyperLogLog once large
+-- (src/modules/analytics/store/visitor-sketch.ts); NULL when the class has no visitor there.
+CREATE TABLE visitor_sketches (
+  project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+  level      "char" NOT NULL CHECK (level IN ('h', 'd', 'm')),
+  bucket     timestamptz NOT NULL,
+  path       text NOT NULL,
+  human      bytea,
+  ai         bytea,
+  PRIMARY KEY (project_id, level, bucket, path)
+);
+
+-- Bumped by every transaction that writes a project's sketches: a cached ranking of visitors
+-- computed at an older generation is stale.
+CREATE TABLE visitor_generations (
+  project_id text PRIMARY KEY REFERENCES projects (id) ON DELETE CASCADE,
+  generation bigint NOT NULL
+);
+
+-- Visitor ids staged with their group's views (page_views_staged, migration 0008): JSON of
+-- VisitorSets.encode(), NULL when the group had none.
+ALTER TABLE page_views_staged ADD COLUMN visitors text;

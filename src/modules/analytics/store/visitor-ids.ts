@@ -1,0 +1,78 @@
+// Visitor ids, never stored raw: SHA-256 over (the day's secret salt, project, IP address, user
+// agent), cut to 53 bits. An AI agent's id leaves the user agent out: its requests from one IP
+// address are one visitor, whatever it calls itself. The salt is random (32 bytes), made for the
+// UTC day a view is received on, kept in visitor_salts (secret: never logged nor answered) and
+// deleted once that day is over, so ids of two days cannot be linked, and an id cannot be turned
+// back into an address by trying them all. Views received the same day share a salt whatever
+// their own timestamps (a log import's old views included).
+import { hash, randomBytes } from 'node:crypto';
+import type { Queryable } from '../../../db/database.ts';
+import { deleteSaltsBefore, insertSalt, selectSalt } from './visitor-queries.ts';
+import type { VisitorClass } from './visitor-sets.ts';
+
+const DAY_MS = 86_400_000;
+
+/** Makes the ids of one day's views. */
+export class VisitorHasher {
+  readonly #prefix: string;
+
+  constructor(salt: Uint8Array) {
+    this.#prefix = Buffer.from(salt).toString('hex');
+  }
+
+  /** The id of a view's sender; null when nothing identifies it (neither address nor user agent). */
+  id(
+    projectId: string,
+    visitorClass: VisitorClass,
+    ip: string | undefined,
+    userAgent: string | undefined,
+  ): number | null {
+    if (!ip && !userAgent) return null;
+    const agent = visitorClass === 'ai' && ip ? '' : (userAgent ?? '');
+    // NUL cannot occur in a project id, and separates the parts unambiguously enough for a
+    // count: an address or user agent holding NUL only collides with itself.
+    const digest = hash(
+      'sha256',
+      `${this.#prefix}\0${projectId}\0${visitorClass}\0${ip ?? ''}\0${agent}`,
+      'buffer',
+    );
+    // 48 bits and 5 more: an integer below 2^53, exact in a double.
+    return digest.readUIntBE(0, 6) * 32 + (digest[6]! >>> 3);
+  }
+}
+
+/** The salt of the current UTC day, made on first use and cached; older salts deleted. */
+export class VisitorSalts {
+  readonly #db: Queryable;
+  #day = '';
+  #hasher: VisitorHasher | null = null;
+  #loading: Promise<VisitorHasher> | null = null;
+
+  constructor(db: Queryable) {
+    this.#db = db;
+  }
+
+  /** The hasher for views received at `nowMs`. */
+  async hasherAt(nowMs: number): Promise<VisitorHasher> {
+    const day = new Date(Math.floor(nowMs / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
+    if (day === this.#day && this.#hasher !== null) return this.#hasher;
+    this.#loading ??= this.#load(day).finally(() => {
+      this.#loading = null;
+    });
+    const hasher = await this.#loading;
+    // Another day's load may have been running: load this one then.
+    return day === this.#day ? hasher : this.hasherAt(nowMs);
+  }
+
+  async #load(day: string): Promise<VisitorHasher> {
+    await deleteSaltsBefore(this.#db, day);
+    let salt = await selectSalt(this.#db, day);
+    if (salt === null) {
+      await insertSalt(this.#db, day, randomBytes(32).toString('hex'));
+      salt = await selectSalt(this.#db, day);
+    }
+    this.#hasher = new VisitorHasher(salt!);
+    this.#day = day;
+    return this.#hasher;
+  }
+}

@@ -1,0 +1,124 @@
+// SQL for distinct visitors (migration 0015): the daily salts, the sketches per level and the
+// generation that tells a cached ranking it is stale. One function per statement.
+import type { Queryable } from '../../../db/database.ts';
+import { inSpans } from './span-params.ts';
+
+export type SketchLevel = 'h' | 'd' | 'm';
+
+/** The salt of one UTC day (YYYY-MM-DD); null once deleted or never made. */
+export async function selectSalt(db: Queryable, day: string): Promise<Uint8Array | null> {
+  const rows = await db.query<{ salt: Uint8Array }>('SELECT salt FROM visitor_salts WHERE day = $1::date', [
+    day,
+  ]);
+  return rows[0]?.salt ?? null;
+}
+
+/** Stores a day's salt unless another process stored one first (theirs is then read back). */
+export async function insertSalt(db: Queryable, day: string, saltHex: string): Promise<void> {
+  await db.query(
+    `INSERT INTO visitor_salts (day, salt) VALUES ($1::date, decode($2, 'hex')) ON CONFLICT (day) DO NOTHING`,
+    [day, saltHex],
+  );
+}
+
+/** Deletes the salts of the days before `day`: their ids can no longer be made again. */
+export async function deleteSaltsBefore(db: Queryable, day: string): Promise<void> {
+  await db.query('DELETE FROM visitor_salts WHERE day < $1::date', [day]);
+}
+
+/** One sketch row's key; buckets are ISO 8601 UTC. */
+export interface SketchKeys {
+  projectIds: string[];
+  levels: SketchLevel[];
+  buckets: string[];
+  paths: string[];
+}
+
+export interface StoredSketchRow {
+  project_id: string;
+  level: SketchLevel;
+  bucket: Date;
+  path: string;
+  human: Uint8Array | null;
+  ai: Uint8Array | null;
+}
+
+/** The stored rows of the given keys, locked until the transaction ends. */
+export async function selectSketchesForUpdate(tx: Queryable, keys: SketchKeys): Promise<StoredSketchRow[]> {
+  return tx.query<StoredSketchRow>(
+    `SELECT s.project_id, s.level::text AS level, s.bucket, s.path, s.human, s.ai
+       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[]) AS k(project_id, level, bucket, path)
+       JOIN visitor_sketches s
+         ON s.project_id = k.project_id AND s.level = k.level::"char" AND s.bucket = k.bucket AND s.path = k.path
+        FOR UPDATE OF s`,
+    [keys.projectIds, keys.levels, keys.buckets, keys.paths],
+  );
+}
+
+/** Rows to write whole: sketches as hex text (null: none for that class). */
+export interface SketchBatch extends SketchKeys {
+  human: (string | null)[];
+  ai: (string | null)[];
+}
+
+export async function upsertSketches(tx: Queryable, batch: SketchBatch): Promise<void> {
+  await tx.query(
+    `INSERT INTO visitor_sketches (project_id, level, bucket, path, human, ai)
+     SELECT project_id, level::"char", bucket, path, decode(human, 'hex'), decode(ai, 'hex')
+       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[])
+         AS r(project_id, level, bucket, path, human, ai)
+     ON CONFLICT (project_id, level, bucket, path)
+     DO UPDATE SET human = EXCLUDED.human, ai = EXCLUDED.ai`,
+    [batch.projectIds, batch.levels, batch.buckets, batch.paths, batch.human, batch.ai],
+  );
+}
+
+/** Moves the given projects' generations on (sorted ids: one lock order for every writer). */
+export async function bumpGenerations(tx: Queryable, projectIds: readonly string[]): Promise<void> {
+  await tx.query(
+    `INSERT INTO visitor_generations (project_id, generation)
+     SELECT id, 1 FROM unnest($1::text[]) AS p(id)
+     ON CONFLICT (project_id) DO UPDATE SET generation = visitor_generations.generation + 1`,
+    [projectIds],
+  );
+}
+
+export async function selectGeneration(db: Queryable, projectId: string): Promise<number> {
+  const rows = await db.query<{ generation: number }>(
+    'SELECT generation FROM visitor_generations WHERE project_id = $1',
+    [projectId],
+  );
+  return rows[0] === undefined ? 0 : Number(rows[0].generation);
+}
+
+/** The first monthly bucket with visitors, in epoch seconds; null when none. */
+export async function selectFirstSketchMonth(db: Queryable, projectId: string): Promise<number | null> {
+  const rows = await db.query<{ first: number | null }>(
+    `SELECT extract(epoch FROM min(bucket))::double precision AS first
+       FROM visitor_sketches WHERE project_id = $1 AND level = 'm'`,
+    [projectId],
+  );
+  return rows[0]?.first ?? null;
+}
+
+export interface SketchRow {
+  path: string;
+  human: Uint8Array | null;
+  ai: Uint8Array | null;
+}
+
+/** Every sketch of a range split (pathSpanParams: 10 values from $2), site-wide ones included. */
+export async function selectRangeSketches(
+  db: Queryable,
+  projectId: string,
+  spans: readonly (number | null)[],
+): Promise<SketchRow[]> {
+  return db.query<SketchRow>(
+    `SELECT path, human, ai FROM visitor_sketches
+      WHERE project_id = $1 AND (
+        (level = 'h' AND ${inSpans('bucket', 2, 2)}) OR
+        (level = 'd' AND ${inSpans('bucket', 6, 2)}) OR
+        (level = 'm' AND ${inSpans('bucket', 10, 1)}))`,
+    [projectId, ...spans],
+  );
+}

@@ -1,0 +1,134 @@
+// The visitor ids of a batch of views, per (project, hour, class, path): what ingest carries next
+// to its ViewSums until the merge folds them into the sketches (visitor-writes.ts). Every id is
+// also kept under the path '' (the whole site), whose sketch is the union over the paths. Only
+// human and AI views have visitors; non-AI bots are never counted as visitors.
+
+export type VisitorClass = 'human' | 'ai';
+
+/** The site-wide key: no page path is empty (paths start with "/"). */
+export const SITE_PATH = '';
+
+type ByPath = Map<string, Set<number>>;
+type ByClass = Map<VisitorClass, ByPath>;
+type ByHour = Map<number, ByClass>;
+
+/** The staged form (JSON): one entry per (project, hour, class, path) with its ids. */
+export type EncodedVisitors = [
+  projectId: string,
+  hourSeconds: number,
+  visitorClass: VisitorClass,
+  path: string,
+  ids: number[],
+][];
+
+export interface VisitorSet {
+  projectId: string;
+  hourSeconds: number;
+  visitorClass: VisitorClass;
+  path: string;
+  ids: ReadonlySet<number>;
+}
+
+export class VisitorSets {
+  readonly #byProject = new Map<string, ByHour>();
+  #lastProject: string | null = null;
+  #lastHour = Number.NaN;
+  #lastByClass: ByClass | null = null;
+
+  get isEmpty(): boolean {
+    return this.#byProject.size === 0;
+  }
+
+  /** One view's visitor: on its page and on the whole site. */
+  add(projectId: string, hourSeconds: number, visitorClass: VisitorClass, path: string, id: number): void {
+    let byClass: ByClass;
+    if (projectId === this.#lastProject && hourSeconds === this.#lastHour) byClass = this.#lastByClass!;
+    else {
+      let byHour = this.#byProject.get(projectId);
+      if (byHour === undefined) {
+        byHour = new Map();
+        this.#byProject.set(projectId, byHour);
+      }
+      let found = byHour.get(hourSeconds);
+      if (found === undefined) {
+        found = new Map();
+        byHour.set(hourSeconds, found);
+      }
+      byClass = found;
+      this.#lastProject = projectId;
+      this.#lastHour = hourSeconds;
+      this.#lastByClass = byClass;
+    }
+    let byPath = byClass.get(visitorClass);
+    if (byPath === undefined) {
+      byPath = new Map();
+      byClass.set(visitorClass, byPath);
+    }
+    addId(byPath, path, id);
+    addId(byPath, SITE_PATH, id);
+  }
+
+  /** Adds every id other holds (other is not changed). */
+  addSets(other: VisitorSets): void {
+    for (const set of other.entries())
+      this.#addAll(set.projectId, set.hourSeconds, set.visitorClass, set.path, set.ids);
+  }
+
+  encode(): EncodedVisitors {
+    return [...this.entries()].map((s) => [s.projectId, s.hourSeconds, s.visitorClass, s.path, [...s.ids]]);
+  }
+
+  /** Adds what encode() gave (parsed back from JSON). */
+  addEncoded(entries: EncodedVisitors): void {
+    for (const [projectId, hourSeconds, visitorClass, path, ids] of entries)
+      this.#addAll(projectId, hourSeconds, visitorClass, path, ids);
+  }
+
+  /** The sets of the given projects only (a deleted project's staged ids are dropped). */
+  only(projectIds: ReadonlySet<string>): VisitorSets {
+    const kept = new VisitorSets();
+    for (const set of this.entries())
+      if (projectIds.has(set.projectId))
+        kept.#addAll(set.projectId, set.hourSeconds, set.visitorClass, set.path, set.ids);
+    return kept;
+  }
+
+  *entries(): IterableIterator<VisitorSet> {
+    for (const [projectId, byHour] of this.#byProject)
+      for (const [hourSeconds, byClass] of byHour)
+        for (const [visitorClass, byPath] of byClass)
+          for (const [path, ids] of byPath) yield { projectId, hourSeconds, visitorClass, path, ids };
+  }
+
+  #addAll(
+    projectId: string,
+    hourSeconds: number,
+    visitorClass: VisitorClass,
+    path: string,
+    ids: Iterable<number>,
+  ) {
+    let byHour = this.#byProject.get(projectId);
+    if (byHour === undefined) {
+      byHour = new Map();
+      this.#byProject.set(projectId, byHour);
+    }
+    let byClass = byHour.get(hourSeconds);
+    if (byClass === undefined) {
+      byClass = new Map();
+      byHour.set(hourSeconds, byClass);
+    }
+    let byPath = byClass.get(visitorClass);
+    if (byPath === undefined) {
+      byPath = new Map();
+      byClass.set(visitorClass, byPath);
+    }
+    for (const id of ids) addId(byPath, path, id);
+    this.#lastProject = null;
+  }
+}
+
+function addId(byPath: ByPath, path: string, id: number): void {
+  const ids = byPath.get(path);
+  if (ids === undefined) byPath.set(path, new Set([id]));
+  else ids.add(id);
+}

@@ -1,0 +1,153 @@
+// A mergeable distinct count of visitor ids (53-bit integers, uniform: cut from a keyed hash, see
+// visitor-ids.ts). Small sets are kept exact (the ids themselves); past EXACT_LIMIT ids a set is
+// promoted to a HyperLogLog of 2^14 one-byte registers, which has the same size as the largest
+// exact set (16 KiB). Two sketches merge without loss: the union of two exact sets, or register
+// by register maximum; so any range's count merges from its hours, days and months. Counted
+// with Ertl's improved estimator ("New cardinality estimation algorithms for HyperLogLog
+// sketches", 2017), which needs no bias tables and is unbiased from a few ids to billions: a
+// relative standard error of about 1.04/sqrt(2^14) = 0.81% for dense sketches, none for exact.
+// Pure logic, no I/O.
+
+/** Register index bits: 2^14 registers. */
+const P = 14;
+const M = 1 << P;
+/** Bits of an id left for the rank after the index. */
+const Q = 53 - P;
+/** Ids kept exactly up to this many (8 bytes each: the dense form's size). */
+export const EXACT_LIMIT = M / 8;
+
+const EXACT_TAG = 1;
+const DENSE_TAG = 2;
+
+/** The largest visitor id plus one. */
+export const VISITOR_ID_SPACE = 2 ** 53;
+
+export class VisitorSketch {
+  #exact: Set<number> | null = new Set();
+  #registers: Uint8Array | null = null;
+
+  /** A sketch read back from encode()'s bytes; a TypeError when they are not one. */
+  static decode(bytes: Uint8Array): VisitorSketch {
+    const sketch = new VisitorSketch();
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (bytes[0] === EXACT_TAG && (bytes.length - 1) % 8 === 0) {
+      for (let at = 1; at < bytes.length; at += 8) sketch.#exact!.add(view.getFloat64(at, true));
+      return sketch;
+    }
+    if (bytes[0] === DENSE_TAG && bytes.length === M + 1) {
+      sketch.#exact = null;
+      sketch.#registers = bytes.slice(1);
+      return sketch;
+    }
+    throw new TypeError(`visitor sketch: ${bytes.length} bytes tagged ${bytes[0]} are not a sketch`);
+  }
+
+  /** Adds one id (an integer in [0, 2^53)). */
+  add(id: number): void {
+    if (this.#exact !== null) {
+      this.#exact.add(id);
+      if (this.#exact.size > EXACT_LIMIT) this.#promote();
+    } else addToRegisters(this.#registers!, id);
+  }
+
+  /** Adds every id other holds (other is not changed). */
+  merge(other: VisitorSketch): void {
+    if (other.#exact !== null) {
+      for (const id of other.#exact) this.add(id);
+      return;
+    }
+    if (this.#exact !== null) this.#promote();
+    const registers = this.#registers!;
+    const theirs = other.#registers!;
+    for (let i = 0; i < M; i++) if (theirs[i]! > registers[i]!) registers[i] = theirs[i]!;
+  }
+
+  /** Whether the count is exact (no id was dropped into registers). */
+  get exact(): boolean {
+    return this.#exact !== null;
+  }
+
+  /** The distinct ids added: exact while the sketch is, else the estimate rounded. */
+  count(): number {
+    if (this.#exact !== null) return this.#exact.size;
+    return Math.round(estimate(this.#registers!));
+  }
+
+  encode(): Uint8Array {
+    if (this.#exact === null) {
+      const bytes = new Uint8Array(M + 1);
+      bytes[0] = DENSE_TAG;
+      bytes.set(this.#registers!, 1);
+      return bytes;
+    }
+    const bytes = new Uint8Array(1 + 8 * this.#exact.size);
+    bytes[0] = EXACT_TAG;
+    const view = new DataView(bytes.buffer);
+    let at = 1;
+    for (const id of this.#exact) {
+      view.setFloat64(at, id, true);
+      at += 8;
+    }
+    return bytes;
+  }
+
+  #promote(): void {
+    const registers = new Uint8Array(M);
+    for (const id of this.#exact!) addToRegisters(registers, id);
+    this.#exact = null;
+    this.#registers = registers;
+  }
+}
+
+/** The union's count of the given sketches (none of them is changed). */
+export function unionCount(sketches: readonly (VisitorSketch | null)[]): number {
+  const union = new VisitorSketch();
+  for (const sketch of sketches) if (sketch !== null) union.merge(sketch);
+  return union.count();
+}
+
+function addToRegisters(registers: Uint8Array, id: number): void {
+  const index = id % M;
+  const rest = Math.floor(id / M); // Q bits
+  const high = Math.floor(rest / 2 ** 32);
+  const bits = high > 0 ? 64 - Math.clz32(high) : 32 - Math.clz32(rest >>> 0);
+  // The rank: leading zeros of the Q-bit rest, plus one (Q + 1 when the rest is zero).
+  const rank = Q - bits + 1;
+  if (rank > registers[index]!) registers[index] = rank;
+}
+
+/** Ertl's improved raw estimator (algorithm 6 of the paper). */
+function estimate(registers: Uint8Array): number {
+  const histogram = new Array<number>(Q + 2).fill(0);
+  for (let i = 0; i < M; i++) histogram[registers[i]!]!++;
+  let z = M * tau(1 - histogram[Q + 1]! / M);
+  for (let k = Q; k >= 1; k--) z = 0.5 * (z + histogram[k]!);
+  z += M * sigma(histogram[0]! / M);
+  return (M * M) / (2 * Math.LN2 * z);
+}
+
+function sigma(x: number): number {
+  if (x === 1) return Number.POSITIVE_INFINITY;
+  let y = 1;
+  let z = x;
+  for (;;) {
+    x *= x;
+    const previous = z;
+    z += x * y;
+    y += y;
+    if (z === previous) return z;
+  }
+}
+
+function tau(x: number): number {
+  if (x === 0 || x === 1) return 0;
+  let y = 1;
+  let z = 1 - x;
+  for (;;) {
+    x = Math.sqrt(x);
+    const previous = z;
+    y *= 0.5;
+    z -= (1 - x) ** 2 * y;
+    if (z === previous) return z / 3;
+  }
+}

@@ -1,0 +1,203 @@
+// Distinct visitors (migration 0015): the sketch's exactness and error bound, and the export
+// through the real app on both engines: ids from ingest, union totals, AI agents by IP address,
+// merged across levels, CSV, the daily salt's privacy (no raw address stored, old salts deleted),
+// and the same validation as /views.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { VisitorSketch } from '../../src/modules/analytics/store/index.ts';
+import { bearer, seedProject } from '../helpers/app.ts';
+import { forEachBackend } from '../helpers/databases.ts';
+import { ingestTestApp, postRecords } from './ingest-helpers.ts';
+
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/143.0.0.0 Safari/537.36';
+const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
+const GPTBOT =
+  'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)';
+const CLAUDEBOT =
+  'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)';
+
+/** A deterministic pseudo-random 53-bit id stream (the ids' own hash is SHA-256). */
+function ids(seed: number): () => number {
+  let state = seed >>> 0;
+  const next32 = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+  return () => (next32() & 0x1fffff) * 2 ** 32 + next32();
+}
+
+test('a sketch counts exactly up to its limit, and merges like a set union', () => {
+  const next = ids(1);
+  const a = new VisitorSketch();
+  const b = new VisitorSketch();
+  const shared = Array.from({ length: 500 }, next);
+  for (const id of shared) {
+    a.add(id);
+    b.add(id);
+  }
+  for (let i = 0; i < 700; i++) a.add(next());
+  for (let i = 0; i < 800; i++) b.add(next());
+  assert.equal(a.count(), 1200);
+  assert.equal(VisitorSketch.decode(a.encode()).count(), 1200);
+  a.merge(b);
+  assert.equal(a.count(), 2000);
+  assert.ok(a.exact);
+  b.merge(a);
+  assert.equal(b.count(), 2000, 'merging is commutative');
+});
+
+test('a dense sketch stays within 2% of the exact count, and survives encoding and merging', () => {
+  const next = ids(7);
+  let worst = 0;
+  for (const n of [3000, 10_000, 50_000, 200_000]) {
+    const halves = [new VisitorSketch(), new VisitorSketch()];
+    for (let i = 0; i < n; i++) halves[i % 2]!.add(next());
+    const union = VisitorSketch.decode(halves[0]!.encode());
+    union.merge(VisitorSketch.decode(halves[1]!.encode()));
+    assert.equal(union.exact, false);
+    worst = Math.max(worst, Math.abs(union.count() - n) / n);
+  }
+  assert.ok(worst < 0.02, `worst relative error ${worst}`);
+  assert.throws(() => VisitorSketch.decode(new Uint8Array([9, 1, 2])), /not a sketch/);
+});
+
+await forEachBackend('distinct visitors', ({ db }) => {
+  const visitors = async (
+    app: Awaited<ReturnType<typeof ingestTestApp>>,
+    projectId: string,
+    key: string,
+    query = '',
+  ) => {
+    const res = await app.inject({
+      method: 'GET',
+      url: `/v1/analytics/${projectId}/visitors${query}`,
+      headers: bearer(key),
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json();
+  };
+  const at = (hour: number) => new Date(Date.UTC(2026, 9, 20, hour, 15)).toISOString();
+
+  test('humans by address and user agent, AI agents by address; total is the union', async () => {
+    const app = await ingestTestApp(db());
+    const { project, ingestKey, readKey } = await seedProject(db());
+    const res = await postRecords(app, project.id, ingestKey, [
+      // Reader 1 reads /a twice and /b; reader 2 (same address, other browser) reads /a.
+      { path: '/a', ip: '203.0.113.1', userAgent: CHROME, timestamp: at(9) },
+      { path: '/a', ip: '203.0.113.1', userAgent: CHROME, timestamp: at(10) },
+      { path: '/b', ip: '203.0.113.1', userAgent: CHROME, timestamp: at(10) },
+      { path: '/a', ip: '203.0.113.1', userAgent: FIREFOX, timestamp: at(11) },
+      // One address, two agents' names: one AI visitor. Another address: a second one.
+      { path: '/a', ip: '198.51.100.7', userAgent: GPTBOT, timestamp: at(9) },
+      { path: '/a', ip: '198.51.100.7', userAgent: CLAUDEBOT, timestamp: at(12) },
+      { path: '/b', ip: '198.51.100.8', userAgent: GPTBOT, timestamp: at(12) },
+      // No address nor user agent: a view, but no visitor.
+      { path: '/c', timestamp: at(12) },
+    ]);
+    assert.equal(res.statusCode, 202, res.body);
+    const report = await visitors(app, project.id, readKey, '?dateFrom=2026-10-20&dateTo=2026-10-21');
+    assert.deepEqual(report.totals, { human: 2, ai: 2, total: 4 });
+    assert.deepEqual(report.visitors, [
+      { path: '/a', human: 2, ai: 1, total: 3 },
+      { path: '/b', human: 1, ai: 1, total: 2 },
+    ]);
+    assert.equal(report.hasMore, false);
+    // Edge hours only (09:00-11:00): reader 1 on /a and /b, GPTBot's address on /a.
+    const hours = await visitors(
+      app,
+      project.id,
+      readKey,
+      '?dateFrom=2026-10-20T09:00Z&dateTo=2026-10-20T11:00Z',
+    );
+    assert.deepEqual(hours.totals, { human: 1, ai: 1, total: 2 });
+    // Unbounded: months and days merged give the same answer.
+    const all = await visitors(app, project.id, readKey);
+    assert.deepEqual(all.totals, report.totals);
+    assert.deepEqual(all.visitors, report.visitors);
+    // Paging and CSV, as /views.
+    const first = await visitors(app, project.id, readKey, '?limit=1');
+    assert.deepEqual(first.visitors, [report.visitors[0]]);
+    assert.equal(first.hasMore, true);
+    const csv = await app.inject({
+      method: 'GET',
+      url: `/v1/analytics/${project.id}/visitors?limit=1`,
+      headers: { ...bearer(readKey), accept: 'text/csv' },
+    });
+    assert.equal(csv.statusCode, 200);
+    assert.equal(csv.body, 'path,human,ai,total\r\n/a,2,1,3\r\n');
+    assert.match(String(csv.headers.link), /offset=1/);
+    await app.close();
+  });
+
+  test('a later batch changes the ranking; nothing stored holds an address, old salts are deleted', async () => {
+    const app = await ingestTestApp(db());
+    const { project, ingestKey, readKey } = await seedProject(db());
+    await postRecords(app, project.id, ingestKey, [
+      { path: '/x', ip: '192.0.2.44', userAgent: CHROME, timestamp: at(9) },
+    ]);
+    const before = await visitors(app, project.id, readKey);
+    assert.deepEqual(before.totals, { human: 1, ai: 0, total: 1 });
+    const more = Array.from({ length: 30 }, (_, i) => ({
+      path: '/y',
+      ip: `192.0.2.${i}`,
+      userAgent: CHROME,
+      timestamp: at(10),
+    }));
+    await postRecords(app, project.id, ingestKey, more);
+    const after = await visitors(app, project.id, readKey);
+    assert.equal(after.visitors[0].path, '/y');
+    assert.equal(after.totals.human, 31, '192.0.2.44 and 192.0.2.0-29 with one browser');
+    const stored = await db().query<{ human: Uint8Array | null }>(
+      'SELECT human FROM visitor_sketches WHERE project_id = $1',
+      [project.id],
+    );
+    for (const row of stored) assert.ok(!Buffer.from(row.human!).toString('latin1').includes('192.0.2'));
+    // A salt of an earlier day goes when the first view of a new day asks for one.
+    await db().query(
+      `INSERT INTO visitor_salts (day, salt) VALUES ('2000-01-01', decode(repeat('ab', 32), 'hex'))`,
+    );
+    const later = await ingestTestApp(db());
+    await postRecords(later, project.id, ingestKey, [{ path: '/x', ip: '192.0.2.44', userAgent: CHROME }]);
+    const old = await db().query(`SELECT day FROM visitor_salts WHERE day < current_date`);
+    assert.equal(old.length, 0);
+    await later.close();
+    await app.close();
+  });
+
+  test('the same validation as /views: a bad date or limit is a 400 naming it', async () => {
+    const app = await ingestTestApp(db());
+    const { project, readKey } = await seedProject(db());
+    const bad = await app.inject({
+      method: 'GET',
+      url: `/v1/analytics/${project.id}/visitors?dateFrom=2026-13-01`,
+      headers: bearer(readKey),
+    });
+    assert.equal(bad.statusCode, 400);
+    assert.equal(bad.json().code, 'invalid_parameter');
+    const reversed = await app.inject({
+      method: 'GET',
+      url: `/v1/analytics/${project.id}/visitors?dateFrom=2026-02-01&dateTo=2026-01-01`,
+      headers: bearer(readKey),
+    });
+    assert.equal(reversed.statusCode, 400);
+    assert.equal(reversed.json().code, 'invalid_date_range');
+    const limit = await app.inject({
+      method: 'GET',
+      url: `/v1/analytics/${project.id}/visitors?limit=0`,
+      headers: bearer(readKey),
+    });
+    assert.equal(limit.statusCode, 400);
+    const empty = await visitors(app, project.id, readKey);
+    assert.deepEqual(empty, {
+      totals: { human: 0, ai: 0, total: 0 },
+      visitors: [],
+      hasMore: false,
+      range: { from: null, to: null },
+    });
+    await app.close();
+  });
+});

@@ -10,11 +10,12 @@
 //
 // Run: node bench/ingest-cpu.ts [--seconds N]   (prints one `figure:` line)
 
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createClassificationContext } from '../src/modules/analytics/classification/context.ts';
 import type { GroupCommitWriter } from '../src/modules/analytics/ingest/group-commit.ts';
 import { ingestBatch } from '../src/modules/analytics/ingest/ingest-batch.ts';
-import type { ViewSums } from '../src/modules/analytics/store/index.ts';
+import { type ViewSums, VisitorHasher } from '../src/modules/analytics/store/index.ts';
 import { exceedsJsonDepth } from '../src/util/json-depth.ts';
 import { makeIngestBodies } from './lib/ingest-bodies.ts';
 import { figureLine } from './lib/stats.ts';
@@ -34,7 +35,14 @@ const writer = {
     return 'committed' as const;
   },
 } as unknown as GroupCommitWriter;
-const deps = { writer, classification: createClassificationContext(), now: Date.now };
+// Visitor ids are made as the server makes them (a salt of the day, SHA-256, remembered per sender).
+const hasher = new VisitorHasher(randomBytes(32));
+const deps = {
+  writer,
+  classification: createClassificationContext(),
+  now: Date.now,
+  visitorSalts: { hasherAt: async () => hasher },
+};
 
 /**
  * Parses each body and hands it to ingestBatch at once, as the endpoint does (so the records are

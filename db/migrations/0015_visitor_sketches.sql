@@ -31,6 +31,14 @@ CREATE TABLE visitor_generations (
   generation bigint NOT NULL
 );
 
+-- Visitor ids merged out of page_views_staged and not yet folded into the sketches: one row per
+-- merge (JSON of VisitorSets.encode()). Folding costs per sketch row rewritten, so it runs about
+-- every ten seconds, many merges at once, and before every visitors export reads.
+CREATE TABLE visitor_ids_staged (
+  id       bigserial PRIMARY KEY,
+  visitors text NOT NULL
+);
+
 -- Visitor ids staged with their group's views (page_views_staged, migration 0008): JSON of
 -- VisitorSets.encode(), NULL when the group had none.
 ALTER TABLE page_views_staged ADD COLUMN visitors text;

@@ -1,6 +1,6 @@
 // The typed client of the docwright HTTP API: agent jobs (/v2) and page-view analytics (/v1).
 
-import { agentsToCsv, usageToCsv, viewsToCsv } from './csv.ts';
+import { agentsToCsv, usageToCsv, viewsToCsv, visitorsToCsv } from './csv.ts';
 import { type StreamJobEventsOptions, streamJobEvents } from './job-events.ts';
 import { csvPages, offsetPages, type PagingOptions } from './paging.ts';
 import { type FetchLike, type RequestSpec, Transport } from './transport.ts';
@@ -19,6 +19,8 @@ import type {
   TimeseriesReport,
   UsageQuery,
   UsageReport,
+  VisitorReport,
+  VisitorRow,
 } from './types.ts';
 import { type WaitForJobOptions, waitForJob } from './wait-for-job.ts';
 
@@ -73,6 +75,7 @@ export type AllViewsOptions = PagingOptions;
 /** Every page of the export merged: the totals, every row, and the hours counted. */
 export type MergedViewsReport = Omit<PageViewReport, 'hasMore'>;
 export type MergedAgentReport = Omit<AgentReport, 'hasMore'>;
+export type MergedVisitorReport = Omit<VisitorReport, 'hasMore'>;
 
 export interface TimeseriesOptions extends CallOptions {
   /** hour or day (server default day). */
@@ -275,6 +278,55 @@ export class DocwrightClient {
     );
   }
 
+  /** One page of GET /v1/analytics/{projectId}/visitors: approximate distinct visitors per page. */
+  visitors(projectId: string, options: ViewsOptions = {}): Promise<VisitorReport> {
+    return this.#transport.json<VisitorReport>(this.#rangeRequest(projectId, 'visitors', options));
+  }
+
+  /** Every page of the visitors export. */
+  visitorPages(
+    projectId: string,
+    options: AllViewsOptions = {},
+  ): AsyncGenerator<VisitorReport, void, undefined> {
+    return offsetPages(
+      (page) => this.visitors(projectId, page),
+      options,
+      (r) => r.visitors.length,
+    );
+  }
+
+  /** Every row of the visitors export, page after page. */
+  async *allVisitors(
+    projectId: string,
+    options: AllViewsOptions = {},
+  ): AsyncGenerator<VisitorRow, void, undefined> {
+    for await (const page of this.visitorPages(projectId, options)) yield* page.visitors;
+  }
+
+  /** The whole visitors export in one object: totals and range of the first page, every page's rows. */
+  async visitorsReport(projectId: string, options: AllViewsOptions = {}): Promise<MergedVisitorReport> {
+    let merged: MergedVisitorReport | null = null;
+    for await (const page of this.visitorPages(projectId, options)) {
+      if (merged === null) merged = { totals: page.totals, visitors: [...page.visitors], range: page.range };
+      else merged.visitors.push(...page.visitors);
+    }
+    return merged!;
+  }
+
+  /** The whole visitors export as one CSV document (header once). */
+  visitorsCsv(projectId: string, options: AllViewsOptions = {}): Promise<string> {
+    return csvPages(
+      this.#transport,
+      (page) => this.#rangeRequest(projectId, 'visitors', page),
+      options,
+      (page: VisitorReport) => ({
+        csv: visitorsToCsv(page.visitors),
+        rows: page.visitors.length,
+        hasMore: page.hasMore,
+      }),
+    );
+  }
+
   /** One page of GET /v1/analytics/{projectId}/agents: AI views per agent, verified and unverified. */
   agents(projectId: string, options: ViewsOptions = {}): Promise<AgentReport> {
     return this.#transport.json<AgentReport>(this.#rangeRequest(projectId, 'agents', options));
@@ -346,7 +398,11 @@ export class DocwrightClient {
     return usageToCsv(await this.usage(projectId, options));
   }
 
-  #rangeRequest(projectId: string, report: 'views' | 'agents', options: ViewsOptions): RequestSpec {
+  #rangeRequest(
+    projectId: string,
+    report: 'views' | 'agents' | 'visitors',
+    options: ViewsOptions,
+  ): RequestSpec {
     return {
       method: 'GET',
       segments: ['v1', 'analytics', projectId, report],

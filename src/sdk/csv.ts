@@ -11,7 +11,8 @@ import {
   VIEWS_CSV_COLUMNS,
   viewsCsvRow,
 } from '../contract/csv.ts';
-import type { AgentRow, PageViewRow, UsageReport } from './types.ts';
+import { VISITORS_CSV_COLUMNS, visitorsCsvRow } from '../contract/visitors-csv.ts';
+import type { AgentRow, PageViewRow, UsageReport, VisitorRow } from './types.ts';
 
 export { AGENTS_CSV_COLUMNS, csvLine, VIEWS_CSV_COLUMNS };
 
@@ -21,6 +22,10 @@ export const csvField = csvCell;
 /** The header line and one line per row. */
 export function viewsToCsv(rows: Iterable<PageViewRow>): string {
   return toCsv(VIEWS_CSV_COLUMNS, mapRows(rows, viewsCsvRow));
+}
+
+export function visitorsToCsv(rows: Iterable<VisitorRow>): string {
+  return toCsv(VISITORS_CSV_COLUMNS, mapRows(rows, visitorsCsvRow));
 }
 
 export function agentsToCsv(rows: Iterable<AgentRow>): string {

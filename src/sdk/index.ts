@@ -14,6 +14,7 @@ export {
   type ListJobsOptions,
   type MergedAgentReport,
   type MergedViewsReport,
+  type MergedVisitorReport,
   type TimeseriesOptions,
   type UsageOptions,
   type ViewsOptions,
@@ -71,5 +72,7 @@ export type {
   UsageReport,
   UsageRow,
   ViewsQuery,
+  VisitorReport,
+  VisitorRow,
 } from './types.ts';
 export type { WaitForJobOptions } from './wait-for-job.ts';

@@ -21,6 +21,7 @@ import type {
   UsageQuerySchema,
   UsageReportSchema,
   ViewsQuerySchema,
+  VisitorReportSchema,
 } from '../contract/index.ts';
 
 /** An agent job: the contract's fields (id, status, source, model, prLink, createdAt, archivedAt) and the additive ones. */
@@ -45,6 +46,11 @@ export type PageViewRow = PageViewReport['views'][number];
 export type PageViewTotals = PageViewReport['totals'];
 /** Query parameters of GET /v1/analytics/{projectId}/views. */
 export type ViewsQuery = Static<typeof ViewsQuerySchema>;
+
+/** Approximate distinct visitors: totals, one page of paths, hasMore, and the hours counted. */
+export type VisitorReport = Static<typeof VisitorReportSchema>;
+/** One row of VisitorReport.visitors. */
+export type VisitorRow = VisitorReport['visitors'][number];
 
 /** AI views per agent: totals (verified, unverified), one page of agents, hasMore, range. */
 export type AgentReport = Static<typeof AgentReportSchema>;

@@ -4,7 +4,10 @@
 // and the same validation as /views.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { VisitorSketch } from '../../src/modules/analytics/store/index.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { GroupCommitWriter } from '../../src/modules/analytics/ingest/group-commit.ts';
+import { mergeStagedViews, VisitorSketch } from '../../src/modules/analytics/store/index.ts';
+import { createLogger } from '../../src/util/logger.ts';
 import { bearer, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import { ingestTestApp, postRecords } from './ingest-helpers.ts';
@@ -165,6 +168,67 @@ await forEachBackend('distinct visitors', ({ db }) => {
     const old = await db().query(`SELECT day FROM visitor_salts WHERE day < current_date`);
     assert.equal(old.length, 0);
     await later.close();
+    await app.close();
+  });
+
+  test('merged ids wait in visitor_ids_staged until a fold; each is folded once', async () => {
+    const writer = new GroupCommitWriter(db(), { merger: { delayMs: 600_000 } });
+    const app = await ingestTestApp(db(), { writer });
+    const { project, ingestKey, readKey } = await seedProject(db());
+    const records = [
+      { path: '/f', ip: '192.0.2.1', userAgent: CHROME, timestamp: at(9) },
+      { path: '/f', ip: '192.0.2.2', userAgent: CHROME, timestamp: at(9) },
+    ];
+    assert.equal((await postRecords(app, project.id, ingestKey, records)).statusCode, 202);
+    await mergeStagedViews(db());
+    const staged = await db().query('SELECT id FROM visitor_ids_staged');
+    assert.ok(staged.length >= 1, 'the merge staged the ids instead of writing sketches');
+    const first = await visitors(app, project.id, readKey);
+    assert.deepEqual(first.totals, { human: 2, ai: 0, total: 2 });
+    assert.equal((await db().query('SELECT id FROM visitor_ids_staged')).length, 0);
+    // The same readers again: the same visitors, not new ones.
+    assert.equal((await postRecords(app, project.id, ingestKey, records)).statusCode, 202);
+    const second = await visitors(app, project.id, readKey);
+    assert.deepEqual(second.totals, { human: 2, ai: 0, total: 2 });
+    await app.close();
+  });
+
+  test('the browser script counts its sender as a visitor, by address and user agent', async () => {
+    const app = await buildApp({
+      db: db(),
+      logger: createLogger('silent'),
+      config: {
+        jobRateLimitPerHour: 100,
+        defaultModel: 'openai:gpt-test',
+        publicUrl: 'http://127.0.0.1:3000',
+      },
+      collect: { rateLimit: { burst: 10_000 } },
+    });
+    const { project, readKey } = await seedProject(db(), {
+      settings: { allowedOrigins: ['https://docs.example.com'] },
+    });
+    const post = (path: string, userAgent: string, remoteAddress: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/v1/analytics/${project.id}/collect`,
+        headers: {
+          origin: 'https://docs.example.com',
+          'user-agent': userAgent,
+          'content-type': 'text/plain;charset=UTF-8',
+        },
+        payload: JSON.stringify({ path }),
+        remoteAddress,
+      });
+    for (const [path, agent, address] of [
+      ['/p', CHROME, '192.0.2.10'],
+      ['/q', CHROME, '192.0.2.10'],
+      ['/p', FIREFOX, '192.0.2.10'],
+      ['/p', CHROME, '192.0.2.11'],
+    ] as const)
+      assert.equal((await post(path, agent, address)).statusCode, 202);
+    const report = await visitors(app, project.id, readKey);
+    assert.deepEqual(report.totals, { human: 3, ai: 0, total: 3 });
+    assert.deepEqual(report.visitors[0], { path: '/p', human: 3, ai: 0, total: 3 });
     await app.close();
   });
 

@@ -2,7 +2,13 @@
 // Scripts use --json instead; nothing here is meant to be parsed.
 
 import { knownJobEventType } from '../../contract/index.ts';
-import type { Job, JobEvent, MergedAgentReport, MergedViewsReport } from '../../sdk/index.ts';
+import type {
+  Job,
+  JobEvent,
+  MergedAgentReport,
+  MergedViewsReport,
+  MergedVisitorReport,
+} from '../../sdk/index.ts';
 import { countOf } from '../../util/plural.ts';
 import { table } from './output.ts';
 
@@ -99,6 +105,15 @@ export function renderViews(report: MergedViewsReport): string {
   if (report.views.length === 0) return `${head}\nNo page views in this range.`;
   const headers = ['PATH', 'HUMAN', 'AI', 'TOTAL'];
   const rows = report.views.map((v) => [v.path, count(v.human), count(v.ai), count(v.total)]);
+  return `${head}\n\n${numericTable(headers, rows, [1, 2, 3])}`;
+}
+
+export function renderVisitors(report: MergedVisitorReport): string {
+  const { totals } = report;
+  const head = `Distinct visitors (approximate) from ${rangeText(report.range)}: ${totals.total} (human ${totals.human}, AI ${totals.ai}) on ${countOf(report.visitors.length, 'page')}`;
+  if (report.visitors.length === 0) return `${head}\nNo visitors in this range.`;
+  const headers = ['PATH', 'HUMAN', 'AI', 'TOTAL'];
+  const rows = report.visitors.map((v) => [v.path, count(v.human), count(v.ai), count(v.total)]);
   return `${head}\n\n${numericTable(headers, rows, [1, 2, 3])}`;
 }
 

@@ -15,6 +15,7 @@ import { registerProjectCommands } from './projects-commands.ts';
 import { registerMigrateCommand, registerServeCommand } from './serve-command.ts';
 import { registerUsageCommand } from './usage-command.ts';
 import { registerViewsCommand } from './views-command.ts';
+import { registerVisitorsCommand } from './visitors-command.ts';
 import { registerWorkerCommand } from './worker-command.ts';
 
 /** One variable a line, each description in one column two spaces after the longest name. */
@@ -44,7 +45,7 @@ export function buildProgram(): Command {
     .addHelpText(
       'after',
       `\nEnvironment variables (read once at start):\n${variableList(SERVER_VARIABLE_HELP, VARIABLE_COLUMN)}` +
-        `\n\nRead by the client commands (jobs, views, agents-report, mcp) only:\n${variableList(CLIENT_VARIABLES, VARIABLE_COLUMN)}` +
+        `\n\nRead by the client commands (jobs, views, visitors, agents-report, usage, mcp) only:\n${variableList(CLIENT_VARIABLES, VARIABLE_COLUMN)}` +
         '\n\nEvery command with examples: docs/cli.md',
     );
 
@@ -58,6 +59,7 @@ export function buildProgram(): Command {
   // Client commands: they talk to a server over HTTP with the typed client (src/sdk).
   registerJobsCommands(program);
   registerViewsCommand(program);
+  registerVisitorsCommand(program);
   registerAgentsReportCommand(program);
   registerMcpCommand(program);
   registerUsageCommand(program);

@@ -11,6 +11,7 @@ import {
   addMonths,
   beginSnapshotRead,
   floorToMonth,
+  foldStagedVisitors,
   type HourRange,
   mergeStagedViews,
   pathSpanParams,
@@ -55,6 +56,7 @@ export async function exportVisitors(
 ): Promise<VisitorReport> {
   const range = resolveHourRange(request.dateFrom, request.dateTo);
   await mergeStagedViews(db);
+  await foldStagedVisitors(db);
   const limit = request.limit ?? DEFAULT_VIEWS_LIMIT;
   const offset = request.offset ?? 0;
   const key = `${projectId}\0${range.from}\0${range.to}`;

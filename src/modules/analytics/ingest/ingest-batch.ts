@@ -26,7 +26,7 @@ export interface IngestDependencies {
   /** Where the unknown-agents report's counts go, once the batch is committed. */
   unrecognized?: UnrecognizedAgentCounter;
   /** The day's salt for visitor ids; without it no visitor ids are kept. */
-  visitorSalts?: VisitorSalts;
+  visitorSalts?: Pick<VisitorSalts, 'hasherAt'>;
 }
 
 /** What became of a batch's records, for the metrics: counts, never the records themselves. */

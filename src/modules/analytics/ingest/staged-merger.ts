@@ -8,7 +8,7 @@
 import type { Database } from '../../../db/database.ts';
 import { Pump } from '../../../runtime/index.ts';
 import type { ViewSums } from '../store/index.ts';
-import { mergeStagedViews } from '../store/index.ts';
+import { FOLD_INTERVAL_MS, foldStagedVisitors, mergeStagedViews } from '../store/index.ts';
 import type { CommitLog } from './commit-log.ts';
 
 export interface StagedMergerOptions {
@@ -28,6 +28,8 @@ export class StagedViewMerger {
   readonly #pending = new Map<number, ViewSums>();
   /** Their views (the overload check's measure). */
   #backlogViews = 0;
+  /** When this merger last folded visitor ids into the sketches (performance.now()). */
+  #lastFold = Number.NEGATIVE_INFINITY;
 
   constructor(db: Database, options: Partial<StagedMergerOptions> = {}, logger?: CommitLog) {
     this.#db = db;
@@ -64,6 +66,19 @@ export class StagedViewMerger {
   async close(): Promise<void> {
     await this.#pump.stop();
     await this.#merge();
+    await this.#fold(true);
+  }
+
+  /** Folds staged visitor ids into the sketches, at most every FOLD_INTERVAL_MS unless `now`. */
+  async #fold(now: boolean): Promise<void> {
+    if (!now && performance.now() - this.#lastFold < FOLD_INTERVAL_MS) return;
+    this.#lastFold = performance.now();
+    try {
+      await foldStagedVisitors(this.#db);
+    } catch (error) {
+      // Nothing is lost: the staged ids stay for the next fold (or a visitors export's).
+      this.#logger?.error({ err: error }, 'folding visitor ids into the sketches failed; will retry');
+    }
   }
 
   async #merge(): Promise<void> {
@@ -77,6 +92,7 @@ export class StagedViewMerger {
         this.#pending.delete(id);
         this.#backlogViews -= sums.views;
       }
+      await this.#fold(false);
       if (merged.orphanViews > 0) {
         this.#logger?.error(
           { views: merged.orphanViews },

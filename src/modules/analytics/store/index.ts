@@ -43,4 +43,5 @@ export {
 } from './visitor-queries.ts';
 export { SITE_PATH, type VisitorClass, VisitorSets } from './visitor-sets.ts';
 export { unionCount, VisitorSketch } from './visitor-sketch.ts';
+export { FOLD_INTERVAL_MS, foldStagedVisitors } from './visitor-staging.ts';
 export { writeVisitorSets } from './visitor-writes.ts';

@@ -26,7 +26,7 @@ import {
 } from './staged-queries.ts';
 import { type EncodedSums, ViewSums } from './view-sums.ts';
 import type { EncodedVisitors } from './visitor-sets.ts';
-import { writeVisitorSets } from './visitor-writes.ts';
+import { stageVisitorSets } from './visitor-staging.ts';
 
 /** Staged rows read back per merge transaction (each row is one group commit's keys). */
 const ROWS_PER_MERGE = 100;
@@ -69,7 +69,7 @@ async function mergeOnce(db: Database, known: KnownStaged): Promise<MergeResult>
       tx,
       counts.filter((c) => existing.has(c.projectId)),
     );
-    await writeVisitorSets(tx, sums.visitors.only(existing));
+    await stageVisitorSets(tx, sums.visitors.only(existing));
     return { rows, views: written.views, orphanViews: sums.views - written.views };
   });
 }

@@ -12,9 +12,17 @@ import type { VisitorClass } from './visitor-sets.ts';
 
 const DAY_MS = 86_400_000;
 
+/** Ids remembered per hasher before the memo is emptied (a few MB at most). */
+const MEMO_LIMIT = 200_000;
+
 /** Makes the ids of one day's views. */
 export class VisitorHasher {
   readonly #prefix: string;
+  // SHA-256 of a short text costs several times what the rest of a record's ingest does; readers
+  // send many views a day, so their ids are remembered (in memory only, for this day's salt).
+  readonly #humans = new Map<VisitorClass, Map<string, Map<string, Map<string, number>>>>();
+  readonly #agents = new Map<string, Map<string, number>>();
+  #memoised = 0;
 
   constructor(salt: Uint8Array) {
     this.#prefix = Buffer.from(salt).toString('hex');
@@ -28,17 +36,44 @@ export class VisitorHasher {
     userAgent: string | undefined,
   ): number | null {
     if (!ip && !userAgent) return null;
-    const agent = visitorClass === 'ai' && ip ? '' : (userAgent ?? '');
+    const address = ip ?? '';
+    // An AI agent with an address is that address, whatever it calls itself.
+    const agent = visitorClass === 'ai' && ip ? null : (userAgent ?? '');
+    let byAgent: Map<string, number>;
+    if (agent === null) byAgent = child(this.#agents, projectId);
+    else byAgent = child(child(child(this.#humans, visitorClass), projectId), address);
+    const known = byAgent.get(agent ?? address);
+    if (known !== undefined) return known;
+    const id = this.#hash(projectId, visitorClass, address, agent ?? '');
+    if (++this.#memoised > MEMO_LIMIT) {
+      this.#humans.clear();
+      this.#agents.clear();
+      this.#memoised = 0;
+    } else byAgent.set(agent ?? address, id);
+    return id;
+  }
+
+  #hash(projectId: string, visitorClass: VisitorClass, address: string, agent: string): number {
     // NUL cannot occur in a project id, and separates the parts unambiguously enough for a
     // count: an address or user agent holding NUL only collides with itself.
     const digest = hash(
       'sha256',
-      `${this.#prefix}\0${projectId}\0${visitorClass}\0${ip ?? ''}\0${agent}`,
+      `${this.#prefix}\0${projectId}\0${visitorClass}\0${address}\0${agent}`,
       'buffer',
     );
     // 48 bits and 5 more: an integer below 2^53, exact in a double.
     return digest.readUIntBE(0, 6) * 32 + (digest[6]! >>> 3);
   }
+}
+
+/** The map under key, made empty when missing. */
+function child<K, V extends Map<unknown, unknown>>(map: Map<K, V>, key: K): V {
+  let inner = map.get(key);
+  if (inner === undefined) {
+    inner = new Map() as V;
+    map.set(key, inner);
+  }
+  return inner;
 }
 
 /** The salt of the current UTC day, made on first use and cached; older salts deleted. */

@@ -122,3 +122,34 @@ export async function selectRangeSketches(
     [projectId, ...spans],
   );
 }
+
+/** Advisory lock class that serialises folds ('vfld'); the object id is always 0. */
+export const VISITOR_FOLD_LOCK_CLASS = 0x76666c64;
+
+export async function insertStagedVisitors(tx: Queryable, visitors: string): Promise<void> {
+  await tx.query('INSERT INTO visitor_ids_staged (visitors) VALUES ($1)', [visitors]);
+}
+
+/** True when visitor ids wait to be folded (the cheap check before every fold). */
+export async function selectAnyStagedVisitors(db: Queryable): Promise<boolean> {
+  const rows = await db.query('SELECT id FROM visitor_ids_staged ORDER BY id LIMIT 1');
+  return rows.length > 0;
+}
+
+/** Waits for any other fold to end; held until the caller's transaction ends. */
+export async function lockVisitorFold(tx: Queryable): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1, 0)', [VISITOR_FOLD_LOCK_CLASS]);
+}
+
+/** Removes and returns the oldest staged visitor rows, at most `limit`, folded in the same transaction. */
+export async function deleteOldestStagedVisitors(
+  tx: Queryable,
+  limit: number,
+): Promise<{ visitors: string }[]> {
+  return tx.query<{ visitors: string }>(
+    `DELETE FROM visitor_ids_staged
+      WHERE id IN (SELECT id FROM visitor_ids_staged ORDER BY id LIMIT $1)
+      RETURNING visitors`,
+    [limit],
+  );
+}

@@ -1,7 +1,7 @@
 // The visitor ids of a batch of views, per (project, hour, class, path): what ingest carries next
-// to its ViewSums until the merge folds them into the sketches (visitor-writes.ts). Every id is
-// also kept under the path '' (the whole site), whose sketch is the union over the paths. Only
-// human and AI views have visitors; non-AI bots are never counted as visitors.
+// to its ViewSums until they are folded into the sketches (visitor-writes.ts), which also keep
+// them under the path '' (the whole site). Only human and AI views have visitors; non-AI bots are
+// never counted as visitors.
 
 export type VisitorClass = 'human' | 'ai';
 
@@ -39,7 +39,7 @@ export class VisitorSets {
     return this.#byProject.size === 0;
   }
 
-  /** One view's visitor: on its page and on the whole site. */
+  /** One view's visitor on its page (the whole site's sets are made when folding: visitor-writes.ts). */
   add(projectId: string, hourSeconds: number, visitorClass: VisitorClass, path: string, id: number): void {
     let byClass: ByClass;
     if (projectId === this.#lastProject && hourSeconds === this.#lastHour) byClass = this.#lastByClass!;
@@ -65,7 +65,6 @@ export class VisitorSets {
       byClass.set(visitorClass, byPath);
     }
     addId(byPath, path, id);
-    addId(byPath, SITE_PATH, id);
   }
 
   /** Adds every id other holds (other is not changed). */

@@ -1,7 +1,8 @@
-// Folds a batch's visitor ids into the sketches of every level (hour, day, month): for each key,
-// the stored sketch is read (locked), the ids added, and the row written back. Called by the
-// staged-views merge inside its transaction, which the staging lock already serialises; the row
-// locks keep a second writer (none today) correct too. Keys are written sorted, as the rollups'.
+// Folds a batch's visitor ids into the sketches of every level (hour, day, month), per page and
+// for the whole site (path ''): for each key, the stored sketch is read (locked), the ids added,
+// and the row written back. Called by the fold (visitor-staging.ts) inside its transaction, which
+// its advisory lock serialises; the row locks keep any other writer correct too. Keys are written
+// sorted, as the rollups' are.
 import type { Queryable } from '../../../db/database.ts';
 import { floorToDay, floorToMonth } from './time-buckets.ts';
 import {
@@ -11,7 +12,7 @@ import {
   selectSketchesForUpdate,
   upsertSketches,
 } from './visitor-queries.ts';
-import type { VisitorSets } from './visitor-sets.ts';
+import { SITE_PATH, type VisitorSets } from './visitor-sets.ts';
 import { VisitorSketch } from './visitor-sketch.ts';
 
 /** Keys per statement (a dense sketch is 16 KiB: a batch stays a few MB at most). */
@@ -38,15 +39,17 @@ function rowsOf(sets: VisitorSets): PendingRow[] {
     ];
     for (const [level, seconds] of buckets) {
       const bucket = iso(seconds);
-      const key = `${set.projectId}\0${level}\0${bucket}\0${set.path}`;
-      let row = rows.get(key);
-      if (row === undefined) {
-        row = { projectId: set.projectId, level, bucket, path: set.path, human: null, ai: null };
-        rows.set(key, row);
+      for (const path of [set.path, SITE_PATH]) {
+        const key = `${set.projectId}\0${level}\0${bucket}\0${path}`;
+        let row = rows.get(key);
+        if (row === undefined) {
+          row = { projectId: set.projectId, level, bucket, path, human: null, ai: null };
+          rows.set(key, row);
+        }
+        row[set.visitorClass] ??= new VisitorSketch();
+        const sketch = row[set.visitorClass]!;
+        for (const id of set.ids) sketch.add(id);
       }
-      row[set.visitorClass] ??= new VisitorSketch();
-      const sketch = row[set.visitorClass]!;
-      for (const id of set.ids) sketch.add(id);
     }
   }
   return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);

@@ -1,0 +1,50 @@
+// Visitor ids between the staged-views merge and the sketches. A merge runs about every second
+// and would rewrite every popular page's hour, day and month sketches (up to 16 KiB each) each
+// time; instead it appends its ids as one row, and a fold takes many merges' rows at once and
+// rewrites each sketch once: about every FOLD_INTERVAL_MS from the writer's merger, and before
+// every visitors export reads, so an acknowledged view's visitor is always in the answer. Folds
+// are serialised by an advisory lock; rows are deleted in the fold's transaction, so each id is
+// folded exactly once whichever process folds and whenever it crashes.
+import type { Database, Queryable } from '../../../db/database.ts';
+import { selectExistingProjects } from './staged-queries.ts';
+import {
+  deleteOldestStagedVisitors,
+  insertStagedVisitors,
+  lockVisitorFold,
+  selectAnyStagedVisitors,
+} from './visitor-queries.ts';
+import { type EncodedVisitors, VisitorSets } from './visitor-sets.ts';
+import { writeVisitorSets } from './visitor-writes.ts';
+
+/** How often the writer's merger folds, at most; a visitors export folds whatever waits first. */
+export const FOLD_INTERVAL_MS = 10_000;
+
+/** Staged rows folded per transaction. */
+const ROWS_PER_FOLD = 100;
+
+/** Appends a merge's visitor ids, inside the merge's transaction. */
+export async function stageVisitorSets(tx: Queryable, sets: VisitorSets): Promise<void> {
+  if (sets.isEmpty) return;
+  await insertStagedVisitors(tx, JSON.stringify(sets.encode()));
+}
+
+/** Folds everything staged into the sketches; returns the staged rows folded. */
+export async function foldStagedVisitors(db: Database): Promise<number> {
+  if (!(await selectAnyStagedVisitors(db))) return 0;
+  let folded = 0;
+  for (;;) {
+    const rows = await db.transaction(async (tx) => {
+      await lockVisitorFold(tx);
+      const staged = await deleteOldestStagedVisitors(tx, ROWS_PER_FOLD);
+      const sets = new VisitorSets();
+      for (const row of staged) sets.addEncoded(JSON.parse(row.visitors) as EncodedVisitors);
+      const projects = [...new Set([...sets.entries()].map((s) => s.projectId))];
+      // A project deleted since its views were merged takes its visitors with it.
+      const existing = await selectExistingProjects(tx, projects);
+      await writeVisitorSets(tx, sets.only(existing));
+      return staged.length;
+    });
+    folded += rows;
+    if (rows < ROWS_PER_FOLD) return folded;
+  }
+}

@@ -42,3 +42,28 @@ CREATE TABLE visitor_ids_staged (
 -- Visitor ids staged with their group's views (page_views_staged, migration 0008): JSON of
 -- VisitorSets.encode(), NULL when the group had none.
 ALTER TABLE page_views_staged ADD COLUMN visitors text;
+
+-- Human views referred by AI assistants (data/ai-referrers.json: the referrer's host or the link's
+-- utm_source; only the assistant's name is kept, never the referrer), per UTC hour and day, page and
+-- assistant: GET /v1/analytics/{projectId}/referrals. Written by the staged-views merge with the
+-- views; the views themselves stay human in every other report.
+CREATE TABLE ai_referrals_hourly (
+  project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+  hour       timestamptz NOT NULL CHECK (extract(epoch FROM hour) % 3600 = 0),
+  assistant  text NOT NULL,
+  path       text NOT NULL,
+  views      bigint NOT NULL CHECK (views >= 0),
+  PRIMARY KEY (project_id, hour, assistant, path)
+);
+
+CREATE TABLE ai_referrals_daily (
+  project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+  day        timestamptz NOT NULL CHECK (extract(epoch FROM day) % 86400 = 0),
+  assistant  text NOT NULL,
+  path       text NOT NULL,
+  views      bigint NOT NULL CHECK (views >= 0),
+  PRIMARY KEY (project_id, day, assistant, path)
+);
+
+-- Referred views staged with their group's views: JSON of ReferralSums.encode(), NULL when none.
+ALTER TABLE page_views_staged ADD COLUMN referrals text;

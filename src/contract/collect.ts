@@ -6,7 +6,18 @@ export const CollectBodySchema = Type.Object(
     path: Type.Optional(Type.String({ maxLength: 4096, description: 'The page path (location.pathname).' })),
     url: Type.Optional(Type.String({ maxLength: 8192, description: 'The page URL, when no path is given.' })),
     referrer: Type.Optional(
-      Type.String({ maxLength: 4096, description: 'document.referrer on the first view (not stored).' }),
+      Type.String({
+        maxLength: 4096,
+        description:
+          'document.referrer on the first view (not stored: only the AI assistant it names, if any, is counted).',
+      }),
+    ),
+    utmSource: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description:
+          "The page URL's utm_source on the first view (not stored: only the AI assistant it names).",
+      }),
     ),
   },
   { additionalProperties: false },

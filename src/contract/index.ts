@@ -21,5 +21,7 @@ export * from './job-statuses.ts';
 export * from './jobs.ts';
 export * from './params.ts';
 export * from './usage.ts';
+export * from './referrals.ts';
+export * from './referrals-csv.ts';
 export * from './visitors.ts';
 export * from './visitors-csv.ts';

@@ -49,6 +49,7 @@ export { displayName, openLogSource } from './import/source.ts';
 export type { GroupCommitObserver } from './ingest/group-commit.ts';
 export type { RecordOutcomes } from './ingest/ingest-batch.ts';
 export { type ExportFormat, exportFormat } from './negotiate.ts';
+export { exportReferrals } from './referrals.ts';
 export { exportTimeseries } from './timeseries.ts';
 export {
   exportUnrecognizedAgents,

@@ -14,6 +14,10 @@ import {
   type PageViewReport,
   PageViewReportSchema,
   ProjectParamsSchema,
+  REFERRALS_CSV_COLUMNS,
+  type ReferralReport,
+  ReferralReportSchema,
+  referralsCsvRow,
   TimeseriesQuerySchema,
   type TimeseriesReport,
   TimeseriesReportSchema,
@@ -34,6 +38,7 @@ import { errorResponses } from '../../http/openapi.ts';
 import { type AgentCatalog, curatedAgentCatalog } from './agent-catalog.ts';
 import { exportAgents } from './agents.ts';
 import { exportFormat } from './negotiate.ts';
+import { exportReferrals } from './referrals.ts';
 import { exportTimeseries } from './timeseries.ts';
 import { exportUnrecognizedAgents, type UnrecognizedAgentCounter } from './unrecognized-agents.ts';
 import { exportPageViews } from './views.ts';
@@ -99,6 +104,7 @@ export function registerAnalyticsRoutes(
   app.addSchema(TimeseriesReportSchema);
   app.addSchema(UnrecognizedAgentReportSchema);
   app.addSchema(VisitorReportSchema);
+  app.addSchema(ReferralReportSchema);
 
   app.get(
     '/v1/analytics/:projectId/agents/unrecognized',
@@ -187,6 +193,36 @@ export function registerAnalyticsRoutes(
         'visitors.csv',
         VISITORS_CSV_COLUMNS,
         report.visitors.map(visitorsCsvRow),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/analytics/:projectId/referrals',
+    {
+      config: { access: 'read' },
+      onRequest: varyOnAccept,
+      schema: {
+        tags,
+        security,
+        summary: 'Export human views referred by AI assistants',
+        description: `Human views whose referrer host or utm_source names an AI assistant (ChatGPT, Perplexity, Claude, Gemini, Copilot... as listed in data/ai-referrers.json), per assistant and page, with the totals per assistant. These views stay human in /views. Only the assistant is kept, never the referrer. ${PAGING} referrals are ordered by views descending, then assistant and path. ${CSV_NOTE} A read or admin key is needed.`,
+        params: ProjectParamsSchema,
+        querystring: ViewsQuerySchema,
+        response: { ...jsonOrCsv('ReferralReport', 'The AI referral report.'), ...errorResponses() },
+      },
+    },
+    async (request, reply): Promise<ReferralReport | string> => {
+      const report = await exportReferrals(db, request.params.projectId, request.query);
+      if (exportFormat(request.headers.accept) === 'json') return report;
+      const { limit = 0, offset = 0 } = request.query;
+      return sendCsv(
+        request,
+        reply,
+        { limit, offset, hasMore: report.hasMore },
+        'referrals.csv',
+        REFERRALS_CSV_COLUMNS,
+        report.referrals.map(referralsCsvRow),
       );
     },
   );

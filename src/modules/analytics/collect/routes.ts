@@ -160,16 +160,24 @@ export function registerCollectRoutes(
           security: [],
           summary: 'Record a page view from the browser script',
           description:
-            "Used by /script.js; needs no key. Accepted only from the project's allowedOrigins (Origin header; CORS preflight answered). The user agent and address are taken from the request itself. Body: {path} or {url}, and optionally referrer, as JSON (text/plain or application/json). Answered 202 once the view is committed.",
+            "Used by /script.js; needs no key. Accepted only from the project's allowedOrigins (Origin header; CORS preflight answered). The user agent and address are taken from the request itself. Body: {path} or {url}, and optionally referrer and utmSource (only the AI assistant they name is kept), as JSON (text/plain or application/json). Answered 202 once the view is committed.",
           params: ProjectParamsSchema,
           body: CollectBodySchema,
           response: { 202: CollectResultSchema, ...errorResponses(503) },
         },
       },
       async (request, reply) => {
-        const { path, url } = request.body;
+        const { path, url, referrer, utmSource } = request.body;
         const userAgent = request.headers['user-agent'];
-        const view = { projectId: request.params.projectId, path, url, address: request.ip, userAgent };
+        const view = {
+          projectId: request.params.projectId,
+          path,
+          url,
+          address: request.ip,
+          userAgent,
+          referrer,
+          utmSource,
+        };
         return reply.code(202).send(await collectView(deps, view));
       },
     );

@@ -11,6 +11,12 @@
   const endpoint = `${base.replace(/\/+$/, '')}/v1/analytics/${encodeURIComponent(project)}/collect`;
   let lastPath = null;
   let referrer = document.referrer;
+  // AI assistants tag the links they cite (utm_source=chatgpt.com): sent once, like the referrer.
+  let utmSource = null;
+  const utm = /[?&]utm_source=([^&#]*)/.exec(location.search || '');
+  try {
+    if (utm) utmSource = decodeURIComponent(utm[1].replace(/\+/g, ' '));
+  } catch (_) {}
   let waiting = false;
 
   function send() {
@@ -20,7 +26,9 @@
     lastPath = path;
     const body = { path: path };
     if (referrer) body.referrer = referrer;
+    if (utmSource) body.utmSource = utmSource.slice(0, 200);
     referrer = '';
+    utmSource = null;
     const text = JSON.stringify(body);
     // text/plain keeps the request simple: no CORS preflight, and every sendBeacon accepts it.
     try {

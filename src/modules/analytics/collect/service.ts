@@ -6,6 +6,7 @@ import type { Queryable } from '../../../db/database.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
 import { hourOf } from '../../../util/time.ts';
 import { findProject } from '../../projects/index.ts';
+import { curatedAiReferrers } from '../classification/ai-referrers.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import { classifyRecord } from '../classification/pipeline.ts';
 import type { GroupCommitWriter } from '../ingest/group-commit.ts';
@@ -70,6 +71,9 @@ export interface PageView {
   url?: string | undefined;
   address: string;
   userAgent?: string | undefined;
+  /** document.referrer and the page's utm_source: only the AI assistant they name is kept. */
+  referrer?: string | undefined;
+  utmSource?: string | undefined;
 }
 
 /** The 202 answer: the view was counted, or dropped for the reason given. */
@@ -114,6 +118,11 @@ export async function collectView(deps: CollectDependencies, view: PageView): Pr
       views: 1,
     },
   ]);
+  if (outcome.class === 'human') {
+    const assistant = curatedAiReferrers().assistantOf(view.referrer, view.utmSource);
+    if (assistant !== null)
+      sums.referrals.add(view.projectId, hourOf(at) / 1000, assistant.name, outcome.path, 1);
+  }
   if (deps.visitorSalts !== undefined && outcome.class !== 'bot') {
     const hasher = await deps.visitorSalts.hasherAt(at);
     const id = hasher.id(view.projectId, outcome.class, view.address, userAgent);

@@ -96,7 +96,7 @@ export function ingestCommonRecord(
     if (page.drop !== null) sink.drop(page.drop);
     else {
       const kind = UserAgentProfiles.viewKind(profile, page.markdown, accept, ip);
-      sink.view(index, hourOf(atMs), kind, page.path, page.pathHasNul, ip, userAgent);
+      sink.view(index, hourOf(atMs), kind, page.path, page.pathHasNul, ip, userAgent, referrer, target);
       if (profile.unrecognized !== null) unrecognized?.add(profile.unrecognized, kind.trafficClass);
     }
   }

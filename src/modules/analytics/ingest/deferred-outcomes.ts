@@ -22,8 +22,12 @@ export class DeferredOutcomes implements OutcomeSink {
     pathHasNul: boolean,
     ip?: string,
     userAgent?: string,
+    referrer?: string,
+    target?: string,
   ): void {
-    this.#replays.push((sink) => sink.view(index, hour, kind, path, pathHasNul, ip, userAgent));
+    this.#replays.push((sink) =>
+      sink.view(index, hour, kind, path, pathHasNul, ip, userAgent, referrer, target),
+    );
   }
 
   drop(reason: DropReason): void {
@@ -36,9 +40,13 @@ export class DeferredOutcomes implements OutcomeSink {
     outcome: Promise<ClassificationOutcome>,
     ip?: string,
     userAgent?: string,
+    referrer?: string,
+    target?: string,
   ): void {
     const slot = this.#waits.push(outcome) - 1;
-    this.#replays.push((sink, settled) => reportOutcome(sink, index, hour, settled[slot]!, ip, userAgent));
+    this.#replays.push((sink, settled) =>
+      reportOutcome(sink, index, hour, settled[slot]!, ip, userAgent, referrer, target),
+    );
   }
 
   /** Waits for every held-back outcome, then hands them all on in batch order. */

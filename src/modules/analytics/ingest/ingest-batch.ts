@@ -5,9 +5,10 @@
 
 import { type IngestResult, MAX_RECORDS } from '../../../contract/index.ts';
 import { hourOf } from '../../../util/time.ts';
+import { curatedAiReferrers } from '../classification/ai-referrers.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import { classifyRecordNow } from '../classification/pipeline.ts';
-import type { ClassificationOutcome } from '../classification/types.ts';
+import type { ClassificationOutcome, RequestRecord } from '../classification/types.ts';
 import { userAgentProfilesOf } from '../classification/user-agent-profiles.ts';
 import type { VisitorSalts } from '../store/index.ts';
 import { type UnrecognizedAgentCounter, UnrecognizedTally } from '../unrecognized-agents.ts';
@@ -66,7 +67,7 @@ export async function ingestBatch(
   checkRecordCount(items.length);
   const receivedAt = deps.now();
   const hasher = deps.visitorSalts === undefined ? null : await deps.visitorSalts.hasherAt(receivedAt);
-  const tally = new RollupTally(projectId, hasher);
+  const tally = new RollupTally(projectId, hasher, curatedAiReferrers());
   const profiles = userAgentProfilesOf(deps.classification);
   const unrecognized = new UnrecognizedTally();
   // Set at the first record that waits on a key directory: from there on, outcomes are held
@@ -85,9 +86,9 @@ export async function ingestBatch(
     const outcome = classifyRecordNow(checked.record, deps.classification);
     if (outcome instanceof Promise) {
       deferred ??= new DeferredOutcomes();
-      deferred.wait(index, hourOf(checked.atMs), outcome, checked.record.ip, checked.record.userAgent);
+      deferred.wait(index, hourOf(checked.atMs), outcome, ...senderOf(checked.record));
     } else {
-      reportOutcome(sink, index, hourOf(checked.atMs), outcome, checked.record.ip, checked.record.userAgent);
+      reportOutcome(sink, index, hourOf(checked.atMs), outcome, ...senderOf(checked.record));
       countUnrecognized(unrecognized, outcome, checked.record.userAgent, deps.classification);
     }
   }
@@ -102,6 +103,15 @@ export async function ingestBatch(
   const submitted = await deps.writer.submit(sums, claim);
   if (submitted !== 'duplicate') deps.unrecognized?.add(projectId, unrecognized, receivedAt);
   return { result, submitted };
+}
+
+/** What a view's visitor id and AI referral are made of: address, user agent, referrer, target. */
+function senderOf(
+  record: RequestRecord,
+): [string | undefined, string | undefined, string | undefined, string | undefined] {
+  // The target as the fast path takes it: a non-blank path, else the url.
+  const target = record.path?.trim() ? record.path : record.url;
+  return [record.ip, record.userAgent, record.referrer, target];
 }
 
 /** A record of the general path: counted when only the default rules decided its class. */

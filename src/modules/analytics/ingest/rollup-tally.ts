@@ -5,6 +5,7 @@
 // they are.
 
 import type { Rejection } from '../../../contract/index.ts';
+import { type AiReferrers, utmSourceOf } from '../classification/ai-referrers.ts';
 import type { ClassificationOutcome, DropReason } from '../classification/types.ts';
 import { DROP_REASONS, isDropped } from '../classification/types.ts';
 import { type ViewKind, viewKindOf } from '../classification/view-kind.ts';
@@ -15,7 +16,8 @@ import type { RecordRejectionCode } from './record-validation.ts';
 export interface OutcomeSink {
   /**
    * A page view of `path` in the hour starting at `hour` (epoch milliseconds), sent from `ip`
-   * by `userAgent` (for the visitor id; undefined when the record has none).
+   * by `userAgent` (for the visitor id; undefined when the record has none), from `referrer` to
+   * `target` (the URL or path text as sent: its utm_source).
    */
   view(
     index: number,
@@ -25,6 +27,8 @@ export interface OutcomeSink {
     pathHasNul: boolean,
     ip?: string,
     userAgent?: string,
+    referrer?: string,
+    target?: string,
   ): void;
   drop(reason: DropReason): void;
 }
@@ -37,9 +41,22 @@ export function reportOutcome(
   outcome: ClassificationOutcome,
   ip?: string,
   userAgent?: string,
+  referrer?: string,
+  target?: string,
 ): void {
   if (isDropped(outcome)) sink.drop(outcome.drop);
-  else sink.view(index, hour, viewKindOf(outcome), outcome.path, outcome.path.includes('\0'), ip, userAgent);
+  else
+    sink.view(
+      index,
+      hour,
+      viewKindOf(outcome),
+      outcome.path,
+      outcome.path.includes('\0'),
+      ip,
+      userAgent,
+      referrer,
+      target,
+    );
 }
 
 export class RollupTally implements OutcomeSink {
@@ -52,11 +69,17 @@ export class RollupTally implements OutcomeSink {
   >;
   readonly #projectId: string;
   readonly #visitors: VisitorHasher | null;
+  readonly #referrers: AiReferrers | null;
 
-  /** Without a hasher, views are counted but no visitor ids are kept. */
-  constructor(projectId: string, visitors: VisitorHasher | null = null) {
+  /** Without a hasher, views are counted but no visitor ids are kept; without referrers, no referrals. */
+  constructor(
+    projectId: string,
+    visitors: VisitorHasher | null = null,
+    referrers: AiReferrers | null = null,
+  ) {
     this.#projectId = projectId;
     this.#visitors = visitors;
+    this.#referrers = referrers;
   }
 
   reject(index: number, code: RecordRejectionCode, message: string): void {
@@ -75,6 +98,8 @@ export class RollupTally implements OutcomeSink {
     pathHasNul: boolean,
     ip?: string,
     userAgent?: string,
+    referrer?: string,
+    target?: string,
   ): void {
     // Defence in depth: NUL is refused on input, but a NUL reaching the commit would fail the
     // whole group, other clients' views included.
@@ -88,6 +113,14 @@ export class RollupTally implements OutcomeSink {
     }
     this.sums.add(this.#projectId, hour / 1000, kind.trafficClass, kind.agent, kind.verification, path, 1);
     const visitorClass = kind.trafficClass;
+    if (
+      visitorClass === 'human' &&
+      this.#referrers !== null &&
+      (referrer || target?.includes('utm_source='))
+    ) {
+      const assistant = this.#referrers.assistantOf(referrer, utmSourceOf(target));
+      if (assistant !== null) this.sums.referrals.add(this.#projectId, hour / 1000, assistant.name, path, 1);
+    }
     if (this.#visitors === null || visitorClass === 'bot') return;
     const id = this.#visitors.id(this.#projectId, visitorClass, ip, userAgent);
     if (id !== null) this.sums.visitors.add(this.#projectId, hour / 1000, visitorClass, path, id);

@@ -11,6 +11,10 @@
 //
 // The bucket grid (whole UTC hours, days, months) is exported too: reports align ranges to it.
 export type { HourRange } from './queries.ts';
+export { type MonthRun, monthsToSeal, type Span, splitRange } from './range-split.ts';
+export { isRankingLive, type PathViewsRow, selectRankingPage } from './ranking-queries.ts';
+export { rankingFor } from './rankings.ts';
+export { selectReferralPage, selectReferralsByAssistant } from './referral-queries.ts';
 export {
   type AgentPage,
   type PageWindow,

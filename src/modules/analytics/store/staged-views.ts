@@ -15,6 +15,8 @@
 // began is in the answer. Merges are serialised by an advisory lock: a read that comes while
 // another process merges waits for it instead of missing the rows that merge holds.
 import type { Database, Queryable } from '../../../db/database.ts';
+import type { EncodedReferrals } from './referral-sums.ts';
+import { writeReferrals } from './referral-writes.ts';
 import { recordSortedCountsIn } from './rollups.ts';
 import {
   deleteOldestStaged,
@@ -34,7 +36,13 @@ const ROWS_PER_MERGE = 100;
 /** Appends a group's sums inside the group's transaction; returns the staged row's id. */
 export async function stageSums(tx: Queryable, sums: ViewSums): Promise<number> {
   const visitors = sums.visitors.isEmpty ? null : JSON.stringify(sums.visitors.encode());
-  return insertStagedCounts(tx, { views: sums.views, counts: JSON.stringify(sums.encode()), visitors });
+  const referrals = sums.referrals.isEmpty ? null : JSON.stringify(sums.referrals.encode());
+  return insertStagedCounts(tx, {
+    views: sums.views,
+    counts: JSON.stringify(sums.encode()),
+    visitors,
+    referrals,
+  });
 }
 
 export interface MergeResult {
@@ -60,6 +68,7 @@ async function mergeOnce(db: Database, known: KnownStaged): Promise<MergeResult>
     for (const row of staged) {
       sums.addEncoded(JSON.parse(row.counts) as EncodedSums);
       if (row.visitors !== null) sums.visitors.addEncoded(JSON.parse(row.visitors) as EncodedVisitors);
+      if (row.referrals !== null) sums.referrals.addEncoded(JSON.parse(row.referrals) as EncodedReferrals);
     }
     const rows = taken.length + staged.length;
     if (rows === 0) return { rows: 0, views: 0, orphanViews: 0 };
@@ -70,6 +79,7 @@ async function mergeOnce(db: Database, known: KnownStaged): Promise<MergeResult>
       counts.filter((c) => existing.has(c.projectId)),
     );
     await stageVisitorSets(tx, sums.visitors.only(existing));
+    await writeReferrals(tx, sums.referrals, existing);
     return { rows, views: written.views, orphanViews: sums.views - written.views };
   });
 }

@@ -6,6 +6,7 @@
 import { HOUR_MS } from '../../../util/time.ts';
 import type { KeyedCount } from './keyed-count.ts';
 import type { TrafficClass } from './queries.ts';
+import { ReferralSums } from './referral-sums.ts';
 import { CountSums, type PageViewCount, pageViewCountProblem } from './rollups.ts';
 import { VisitorSets } from './visitor-sets.ts';
 
@@ -63,6 +64,8 @@ export class ViewSums {
   views = 0;
   /** The views' visitor ids, staged and merged with them (visitor-writes.ts). */
   readonly visitors = new VisitorSets();
+  /** Its human views referred by AI assistants, staged and merged with them. */
+  readonly referrals = new ReferralSums();
 
   /** Rows summed, each checked (a TypeError names the first bad one). */
   static ofRows(rows: Iterable<PageViewCount>): ViewSums {
@@ -160,6 +163,7 @@ export class ViewSums {
     }
     this.views += other.views;
     this.visitors.addSets(other.visitors);
+    this.referrals.addSums(other.referrals);
     // The remembered run may now point at a replaced map: forget it.
     this.#lastProject = null;
   }

@@ -153,6 +153,19 @@ export const AgentReportSchema = Type.Object(
     hasMore: Type.Boolean({
       description: 'True exactly when more rows follow this page: ask again with offset + limit.',
     }),
+    operators: Type.Array(
+      Type.Object({
+        operator: Type.String({ description: 'Who runs the agents and assistants (OpenAI, Anthropic...).' }),
+        crawls: Count("AI views by the operator's agents in the range (every agent, not only this page's)."),
+        referrals: Count(
+          "Human views referred by the operator's AI assistants in the range (see /referrals).",
+        ),
+      }),
+      {
+        description:
+          'Crawls against referrals per operator over the range: what its agents read next to the readers its answers sent. By crawls descending, then referrals descending, then operator. Agents of unknown operator are left out.',
+      },
+    ),
     range: RangeSchema(HOURS_COUNTED),
   },
   { $id: 'AgentReport', title: 'AI agent report' },

@@ -74,7 +74,10 @@ export type AllViewsOptions = PagingOptions;
 
 /** Every page of the export merged: the totals, every row, and the hours counted. */
 export type MergedViewsReport = Omit<PageViewReport, 'hasMore'>;
-export type MergedAgentReport = Omit<AgentReport, 'hasMore'>;
+/** operators is the first page's (every page has the same); absent from older servers. */
+export type MergedAgentReport = Omit<AgentReport, 'hasMore' | 'operators'> & {
+  operators?: AgentReport['operators'];
+};
 export type MergedVisitorReport = Omit<VisitorReport, 'hasMore'>;
 
 export interface TimeseriesOptions extends CallOptions {
@@ -353,7 +356,13 @@ export class DocwrightClient {
   async agentsReport(projectId: string, options: AllViewsOptions = {}): Promise<MergedAgentReport> {
     let merged: MergedAgentReport | null = null;
     for await (const page of this.agentPages(projectId, options)) {
-      if (merged === null) merged = { totals: page.totals, agents: [...page.agents], range: page.range };
+      if (merged === null)
+        merged = {
+          totals: page.totals,
+          agents: [...page.agents],
+          range: page.range,
+          ...(page.operators ? { operators: page.operators } : {}),
+        };
       else merged.agents.push(...page.agents);
     }
     return merged!;

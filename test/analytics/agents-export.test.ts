@@ -103,7 +103,7 @@ await forEachBackend('agents export', ({ db }) => {
       assert.equal(res.statusCode, 200);
       assert.match(res.headers['content-type'] as string, /^application\/json/);
       const body: AgentReport = res.json();
-      assert.deepEqual(Object.keys(body).sort(), ['agents', 'hasMore', 'range', 'totals']);
+      assert.deepEqual(Object.keys(body).sort(), ['agents', 'hasMore', 'operators', 'range', 'totals']);
       assert.deepEqual(body.totals, { verified: 7, unverified: 15, total: 22 });
       assert.deepEqual(body.agents, [
         {
@@ -207,6 +207,7 @@ await forEachBackend('agents export', ({ db }) => {
       totals: { verified: 0, unverified: 0, total: 0 },
       agents: [],
       hasMore: false,
+      operators: [],
       range: { from: null, to: null },
     });
   });

@@ -92,6 +92,17 @@ await forEachBackend('AI referrals', ({ db }) => {
     ]);
     const views = await viewsReport(app, project.id, readKey, '?dateFrom=2026-10-21&dateTo=2026-10-22');
     assert.deepEqual(views.totals, { human: 5, ai: 1, total: 6 });
+    // Crawls against referrals per operator, in /agents.
+    const agents = await app.inject({
+      method: 'GET',
+      url: `/v1/analytics/${project.id}/agents?dateFrom=2026-10-21&dateTo=2026-10-22`,
+      headers: bearer(readKey),
+    });
+    assert.deepEqual(agents.json().operators, [
+      { operator: 'OpenAI', crawls: 1, referrals: 2 },
+      { operator: 'Anthropic', crawls: 0, referrals: 1 },
+      { operator: 'Perplexity', crawls: 0, referrals: 1 },
+    ]);
     // Edge hours (10:00-11:00) read from the hourly level; paging and CSV as /views.
     const hour = await referrals(
       app,

@@ -200,7 +200,12 @@ await forEachBackend('typed client: analytics', ({ db }) => {
     for await (const row of client.allAgents(projectId, { pageSize: 1 })) rows.push(row);
     assert.deepEqual(rows, single.agents);
     const merged = await client.agentsReport(projectId, { pageSize: 2 });
-    assert.deepEqual(merged, { totals: single.totals, agents: single.agents, range: single.range });
+    assert.deepEqual(merged, {
+      totals: single.totals,
+      agents: single.agents,
+      range: single.range,
+      operators: single.operators,
+    });
     const csv = await client.agentsCsv(projectId, { pageSize: 2 });
     assert.equal(csv, agentsToCsv(single.agents));
     assert.equal(parseCsv(csv).length, 4);

@@ -5,6 +5,7 @@ import { type AgentReport, DEFAULT_VIEWS_LIMIT } from '../../contract/index.ts';
 import type { Database } from '../../db/database.ts';
 import type { AgentCatalog } from './agent-catalog.ts';
 import { reportedRange, resolveHourRange } from './export-range.ts';
+import { crawlsAndReferrals } from './operators.ts';
 import { readAgentPage } from './store/index.ts';
 import type { ViewsRequest } from './views.ts';
 
@@ -17,7 +18,9 @@ export async function exportAgents(
   const range = resolveHourRange(request.dateFrom, request.dateTo);
   const limit = request.limit ?? DEFAULT_VIEWS_LIMIT;
   const offset = request.offset ?? 0;
-  const { totals, rows } = await readAgentPage(db, projectId, range, { limit: limit + 1, offset });
+  const read = await readAgentPage(db, projectId, range, { limit: limit + 1, offset });
+  const { totals, rows } = read;
+  const operators = crawlsAndReferrals(read.everyAgent, read.referred, catalog);
   return {
     totals,
     agents: rows.slice(0, limit).map((row) => ({
@@ -28,6 +31,7 @@ export async function exportAgents(
       total: row.total,
     })),
     hasMore: rows.length > limit,
+    operators,
     range: reportedRange(range),
   };
 }

@@ -14,7 +14,6 @@ export type { HourRange } from './queries.ts';
 export { type MonthRun, monthsToSeal, type Span, splitRange } from './range-split.ts';
 export { isRankingLive, type PathViewsRow, selectRankingPage } from './ranking-queries.ts';
 export { rankingFor } from './rankings.ts';
-export { selectReferralPage, selectReferralsByAssistant } from './referral-queries.ts';
 export {
   type AgentPage,
   type PageWindow,
@@ -26,8 +25,10 @@ export {
   readSeries,
   type SeriesInterval,
 } from './reads.ts';
-export type { TrafficBucketRow } from './report-queries.ts';
+export { selectReferralPage, selectReferralsByAssistant } from './referral-queries.ts';
+export { beginSnapshotRead, type TrafficBucketRow } from './report-queries.ts';
 export { type PageViewCount, recordPageViews, recordPageViewsIn } from './rollups.ts';
+export { hourDaySpanParams, pathSpanParams } from './span-params.ts';
 export { mergeStagedViews, stageSums } from './staged-views.ts';
 export {
   addMonths,

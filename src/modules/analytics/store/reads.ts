@@ -7,6 +7,7 @@ import type { HourRange } from './queries.ts';
 import { splitRange } from './range-split.ts';
 import { isRankingLive, type PathViewsRow, selectRankingPage } from './ranking-queries.ts';
 import { rankingFor } from './rankings.ts';
+import { selectReferralsByAssistant } from './referral-queries.ts';
 import {
   type AgentViewsRow,
   beginSnapshotRead,
@@ -86,9 +87,19 @@ export async function readPathPage(
 export interface AgentPage {
   totals: Awaited<ReturnType<typeof selectAgentTotals>>;
   rows: AgentViewsRow[];
+  /** Every agent of the range (for the per-operator crawls), same order. */
+  everyAgent: AgentViewsRow[];
+  /** Human views each AI assistant referred over the range. */
+  referred: { assistant: string; views: number }[];
 }
 
-/** The range's AI-agent totals and one page of agents (total descending, then name). */
+/** Agents read for the per-operator crawls: far more than any list names. */
+const MAX_AGENTS = 10_000;
+
+/**
+ * The range's AI-agent totals and one page of agents (total descending, then name), with every
+ * agent and the referrals per assistant from the same snapshot, for the crawls-vs-referrals view.
+ */
 export async function readAgentPage(
   db: Database,
   projectId: string,
@@ -101,7 +112,9 @@ export async function readAgentPage(
     await beginSnapshotRead(tx);
     const totals = await selectAgentTotals(tx, projectId, spans);
     const rows = await selectAgentsPage(tx, projectId, spans, page);
-    return { totals, rows };
+    const everyAgent = await selectAgentsPage(tx, projectId, spans, { limit: MAX_AGENTS, offset: 0 });
+    const referred = await selectReferralsByAssistant(tx, projectId, spans);
+    return { totals, rows, everyAgent, referred };
   });
 }
 

@@ -436,6 +436,15 @@ describe('dashboard in Chromium', { skip: skip ?? false }, () => {
       { label: 'AI', data: series.buckets.map((b: { ai: number }) => b.ai) },
     ]);
     assert.equal(await number('#total-bots'), series.totals.bot);
+    // Distinct visitors and AI referrals, as their exports answer (none: the views were seeded as counts).
+    const visitors = await apiJson<{ totals: { total: number } }>(
+      `/v1/analytics/${projectId}/visitors?${range}`,
+    );
+    assert.equal(await number('#total-visitors'), visitors.totals.total);
+    const referrals = await apiJson<{ totals: { views: number } }>(
+      `/v1/analytics/${projectId}/referrals?${range}`,
+    );
+    assert.equal(await number('#total-referrals'), referrals.totals.views);
 
     const apiAgents = await apiJson<AgentReport>(`/v1/analytics/${projectId}/agents?${range}&limit=10`);
     const agentRows = await tableCells(page, '#ai-agents tbody tr');

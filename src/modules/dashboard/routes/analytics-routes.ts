@@ -16,8 +16,10 @@ import {
   curatedAgentCatalog,
   exportAgents,
   exportPageViews,
+  exportReferrals,
   exportTimeseries,
   exportUnrecognizedAgents,
+  exportVisitors,
   type UnrecognizedAgentCounter,
 } from '../../analytics/index.ts';
 import { getProject } from '../../projects/index.ts';
@@ -104,6 +106,8 @@ export function registerAnalyticsPageRoutes(
         catalog(),
       );
       data.series = await exportTimeseries(db, project.id, { ...dates, interval });
+      data.visitors = (await exportVisitors(db, project.id, { ...dates, limit: 1 })).totals;
+      data.referrals = (await exportReferrals(db, project.id, { ...dates, limit: 1 })).totals.views;
       await options.unrecognized?.flush();
       data.unrecognized = await exportUnrecognizedAgents(db, project.id, {
         limit: UNRECOGNIZED_LIMIT,

@@ -28,6 +28,10 @@ export interface AnalyticsPage {
   agentsLimit: number;
   /** Null when the page was built without a classification context (the curated list). */
   agentList?: AgentListInfo | null;
+  /** Approximate distinct visitors over the range (docs/analytics-visitors.md). */
+  visitors?: { human: number; ai: number; total: number } | null;
+  /** Human views referred by AI assistants over the range (docs/analytics-referrals.md). */
+  referrals?: number | null;
   /** The top automated-looking user agents the list does not know (all time, not the range). */
   unrecognized?: UnrecognizedAgentReport | null;
 }
@@ -112,6 +116,16 @@ ${errorBox(data.error)}
     <div class="total-card ai"><dt>AI views</dt><dd id="total-ai">${count(totals.ai)}</dd><dd class="small muted">${share(totals.ai, totals.total)} of all</dd></div>
     <div class="total-card"><dt>Total views</dt><dd id="total-all">${count(totals.total)}</dd></div>
     <div class="total-card bots"><dt>Other bots <span class="small">(not counted)</span></dt><dd id="total-bots">${count(bots)}</dd></div>
+    ${
+      data.visitors
+        ? html`<div class="total-card"><dt>Distinct visitors <span class="small">(approximate)</span></dt><dd id="total-visitors">${count(data.visitors.total)}</dd><dd class="small muted">human ${count(data.visitors.human)}, AI ${count(data.visitors.ai)}</dd></div>`
+        : ''
+    }
+    ${
+      data.referrals !== undefined && data.referrals !== null
+        ? html`<div class="total-card human"><dt>Sent by AI assistants</dt><dd id="total-referrals">${count(data.referrals)}</dd><dd class="small muted">human views</dd></div>`
+        : ''
+    }
   </dl>
 </section>
 <section aria-labelledby="chart-title" class="card">

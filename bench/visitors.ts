@@ -152,7 +152,7 @@ function query(bounds: Bounds, offset: number, limit = LIMIT): string {
 }
 
 /** The largest of many numbers (spreading 150,000 of them into Math.max overflows the stack). */
-const largest = (values: readonly number[]) => values.reduce((a, b) => (b > a ? b : a), 0);
+const largest = (values: readonly number[]) => values.reduce((a, b) => Math.max(a, b), 0);
 const relative = (estimate: number, truth: number) => (truth === 0 ? 0 : Math.abs(estimate - truth) / truth);
 
 async function run(): Promise<void> {

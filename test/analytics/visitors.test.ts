@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildApp } from '../../src/http/app.ts';
 import { GroupCommitWriter } from '../../src/modules/analytics/ingest/group-commit.ts';
-import { mergeStagedViews, VisitorSketch } from '../../src/modules/analytics/store/index.ts';
+import { mergeStagedViews, VisitorHasher, VisitorSketch } from '../../src/modules/analytics/store/index.ts';
 import { createLogger } from '../../src/util/logger.ts';
 import { bearer, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
@@ -66,6 +66,22 @@ test('a dense sketch stays within 2% of the exact count, and survives encoding a
   }
   assert.ok(worst < 0.02, `worst relative error ${worst}`);
   assert.throws(() => VisitorSketch.decode(new Uint8Array([9, 1, 2])), /not a sketch/);
+});
+
+test('ids: the same sender is the same id, memoised or not; AI agents by address; salts unlink days', () => {
+  const today = new VisitorHasher(new Uint8Array(32).fill(1));
+  const tomorrow = new VisitorHasher(new Uint8Array(32).fill(2));
+  const id = today.id('prj_a', 'human', '192.0.2.1', CHROME);
+  assert.ok(id !== null && Number.isSafeInteger(id) && id >= 0);
+  assert.equal(today.id('prj_a', 'human', '192.0.2.1', CHROME), id, 'memoised: the same id');
+  assert.equal(new VisitorHasher(new Uint8Array(32).fill(1)).id('prj_a', 'human', '192.0.2.1', CHROME), id);
+  assert.notEqual(today.id('prj_a', 'human', '192.0.2.1', FIREFOX), id);
+  assert.notEqual(today.id('prj_b', 'human', '192.0.2.1', CHROME), id, 'projects do not share ids');
+  assert.notEqual(tomorrow.id('prj_a', 'human', '192.0.2.1', CHROME), id, 'another day, another id');
+  assert.equal(today.id('prj_a', 'ai', '192.0.2.9', GPTBOT), today.id('prj_a', 'ai', '192.0.2.9', CLAUDEBOT));
+  assert.equal(today.id('prj_a', 'human', undefined, undefined), null);
+  const long = `${CHROME} ${'x'.repeat(10_000)}`;
+  assert.equal(today.id('prj_a', 'human', '192.0.2.1', long), today.id('prj_a', 'human', '192.0.2.1', long));
 });
 
 await forEachBackend('distinct visitors', ({ db }) => {

@@ -17,8 +17,9 @@ interface ListEntry {
 }
 
 const LIST_URL = new URL('../../../../data/ai-referrers.json', import.meta.url);
-/** Referrers remembered before the memo is emptied. */
+/** Referrers remembered before the memo is emptied, and the longest one remembered (bounded memory). */
 const MEMO_LIMIT = 10_000;
+const MEMO_MAX_LENGTH = 512;
 const HOST = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?([^/?#:]+)/i;
 const UTM_SOURCE = /[?&]utm_source=([^&#]*)/;
 
@@ -44,8 +45,10 @@ export class AiReferrers {
       let found = this.#memo.get(referrer);
       if (found === undefined) {
         found = this.#ofHost(HOST.exec(referrer)?.[1]);
-        if (this.#memo.size >= MEMO_LIMIT) this.#memo.clear();
-        this.#memo.set(referrer, found);
+        if (referrer.length <= MEMO_MAX_LENGTH) {
+          if (this.#memo.size >= MEMO_LIMIT) this.#memo.clear();
+          this.#memo.set(referrer, found);
+        }
       }
       if (found !== null) return found;
     }

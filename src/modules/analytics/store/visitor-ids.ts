@@ -12,8 +12,10 @@ import type { VisitorClass } from './visitor-sets.ts';
 
 const DAY_MS = 86_400_000;
 
-/** Ids remembered per hasher before the memo is emptied (a few MB at most). */
-const MEMO_LIMIT = 200_000;
+/** Ids remembered per hasher before the memo is emptied, and the longest sender remembered: a few
+ * tens of MB at most, whatever senders claim. */
+const MEMO_LIMIT = 100_000;
+const MEMO_MAX_LENGTH = 256;
 
 /** Makes the ids of one day's views. */
 export class VisitorHasher {
@@ -39,6 +41,8 @@ export class VisitorHasher {
     const address = ip ?? '';
     // An AI agent with an address is that address, whatever it calls itself.
     const agent = visitorClass === 'ai' && ip ? null : (userAgent ?? '');
+    if (address.length + (agent?.length ?? 0) > MEMO_MAX_LENGTH)
+      return this.#hash(projectId, visitorClass, address, agent ?? '');
     let byAgent: Map<string, number>;
     if (agent === null) byAgent = child(this.#agents, projectId);
     else byAgent = child(child(child(this.#humans, visitorClass), projectId), address);

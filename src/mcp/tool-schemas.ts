@@ -15,11 +15,13 @@ import {
   JobSchema,
   PageViewReportSchema,
   PromptBodySchema,
+  ReferralReportSchema,
   TimeseriesQuerySchema,
   TimeseriesReportSchema,
   UsageQuerySchema,
   UsageReportSchema,
   ViewsQuerySchema,
+  VisitorReportSchema,
 } from '../contract/index.ts';
 
 /** The longest a create_job call may wait for the job to end, in seconds. */
@@ -80,6 +82,9 @@ export const JobEventsInput = Type.Object(
 
 export const ViewsInput = Type.Object(ViewsQuerySchema.properties, closed);
 export const AgentsInput = Type.Object(AgentsQuerySchema.properties, closed);
+// The visitors and referrals exports take the same query as /views.
+export const VisitorsInput = ViewsInput;
+export const ReferralsInput = ViewsInput;
 export const TimeseriesInput = Type.Object(TimeseriesQuerySchema.properties, closed);
 export const UsageInput = Type.Object(UsageQuerySchema.properties, closed);
 
@@ -96,6 +101,8 @@ export const JobEventsOutput = Type.Object({
 export const JobDiffOutput = JobDiffSchema;
 export const ViewsOutput = PageViewReportSchema;
 export const AgentsOutput = AgentReportSchema;
+export const VisitorsOutput = VisitorReportSchema;
+export const ReferralsOutput = ReferralReportSchema;
 export const TimeseriesOutput = TimeseriesReportSchema;
 export const UsageOutput = UsageReportSchema;
 

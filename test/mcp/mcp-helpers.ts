@@ -91,6 +91,8 @@ export const READ_TOOLS = [
   'list_job_events',
   'get_job_diff',
   'get_page_views',
+  'get_visitors',
+  'get_ai_referrals',
   'get_ai_agents',
   'get_traffic_timeseries',
   'get_usage',

@@ -471,6 +471,8 @@ await forEachBackend('MCP over streamable HTTP', ({ db }) => {
     const pairs: [string, string, Record<string, unknown>][] = [
       ['get_page_views', 'views?dateFrom=2026-01-01&dateTo=2026-02-01&limit=1', { ...range, limit: 1 }],
       ['get_ai_agents', 'agents?dateFrom=2026-01-01&dateTo=2026-02-01', range],
+      ['get_visitors', 'visitors?dateFrom=2026-01-01&dateTo=2026-02-01', range],
+      ['get_ai_referrals', 'referrals?dateFrom=2026-01-01&dateTo=2026-02-01', range],
       [
         'get_traffic_timeseries',
         'timeseries?dateFrom=2026-01-01&dateTo=2026-01-08&interval=day',

@@ -1,14 +1,24 @@
 // The analytics tools: the /v1 exports (page views, AI agents, time series) as JSON, calling the
 // analytics module's export functions as those routes do. One page per call, as the API answers.
-import { exportAgents, exportPageViews, exportTimeseries } from '../../modules/analytics/index.ts';
+import {
+  exportAgents,
+  exportPageViews,
+  exportReferrals,
+  exportTimeseries,
+  exportVisitors,
+} from '../../modules/analytics/index.ts';
 import { defineTool, type McpTool, READ_ONLY } from '../tool.ts';
 import {
   AgentsInput,
   AgentsOutput,
+  ReferralsInput,
+  ReferralsOutput,
   TimeseriesInput,
   TimeseriesOutput,
   ViewsInput,
   ViewsOutput,
+  VisitorsInput,
+  VisitorsOutput,
 } from '../tool-schemas.ts';
 
 const RANGE =
@@ -54,10 +64,36 @@ const timeseriesTool = defineTool({
   },
 });
 
+const visitorsTool = defineTool({
+  name: 'get_visitors',
+  title: 'Distinct visitors, human and AI',
+  description: `Approximate distinct visitors site-wide and per page over a date range, split into human readers and AI agents; total is the union (total ≤ human + ai). Visitor ids rotate every UTC day, so a reader on two days counts twice over a range spanning both; an AI agent's requests from one IP address are one visitor. ${RANGE} Same as GET /v1/analytics/{projectId}/visitors.`,
+  access: 'read',
+  input: VisitorsInput,
+  output: VisitorsOutput,
+  annotations: READ_ONLY,
+  async run(context, args) {
+    return { value: await exportVisitors(context.db, context.projectId, args) };
+  },
+});
+
+const referralsTool = defineTool({
+  name: 'get_ai_referrals',
+  title: 'Readers sent by AI assistants',
+  description: `Human views that arrived from an AI assistant's answer (ChatGPT, Perplexity, Claude, Gemini, Copilot, ...: by referrer host or utm_source), per assistant and per page, over a date range; they also count as human in get_page_views. ${RANGE} Same as GET /v1/analytics/{projectId}/referrals.`,
+  access: 'read',
+  input: ReferralsInput,
+  output: ReferralsOutput,
+  annotations: READ_ONLY,
+  async run(context, args) {
+    return { value: await exportReferrals(context.db, context.projectId, args) };
+  },
+});
+
 export const ANALYTICS_TOOLS: readonly McpTool[] = [
   viewsTool,
+  visitorsTool,
+  referralsTool,
   agentsTool,
   timeseriesTool,
-  // The visitors export (being built separately) joins here as get_visitors, calling its
-  // service function from src/modules/analytics/index.ts, when it lands.
 ];

@@ -18,7 +18,8 @@ export type EncodedVisitors = [
   hourSeconds: number,
   visitorClass: VisitorClass,
   path: string,
-  ids: number[],
+  /** The ids as little-endian float64s in base64: several times faster to write than JSON numbers. */
+  ids: string,
 ][];
 
 export interface VisitorSet {
@@ -74,13 +75,24 @@ export class VisitorSets {
   }
 
   encode(): EncodedVisitors {
-    return [...this.entries()].map((s) => [s.projectId, s.hourSeconds, s.visitorClass, s.path, [...s.ids]]);
+    return [...this.entries()].map((s) => [
+      s.projectId,
+      s.hourSeconds,
+      s.visitorClass,
+      s.path,
+      Buffer.from(Float64Array.from(s.ids).buffer).toString('base64'),
+    ]);
   }
 
   /** Adds what encode() gave (parsed back from JSON). */
   addEncoded(entries: EncodedVisitors): void {
-    for (const [projectId, hourSeconds, visitorClass, path, ids] of entries)
-      this.#addAll(projectId, hourSeconds, visitorClass, path, ids);
+    for (const [projectId, hourSeconds, visitorClass, path, ids] of entries) {
+      const bytes = Buffer.from(ids, 'base64');
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const decoded: number[] = [];
+      for (let at = 0; at + 8 <= bytes.length; at += 8) decoded.push(view.getFloat64(at, true));
+      this.#addAll(projectId, hourSeconds, visitorClass, path, decoded);
+    }
   }
 
   /** The sets of the given projects only (a deleted project's staged ids are dropped). */

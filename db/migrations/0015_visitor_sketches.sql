@@ -31,17 +31,15 @@ CREATE TABLE visitor_generations (
   generation bigint NOT NULL
 );
 
--- Visitor ids merged out of page_views_staged and not yet folded into the sketches: one row per
--- merge (JSON of VisitorSets.encode()). Folding costs per sketch row rewritten, so it runs about
--- every ten seconds, many merges at once, and before every visitors export reads.
+-- Visitor ids of committed views not yet folded into the sketches: one row per ingest group commit,
+-- written in its transaction (JSON of VisitorSets.encode()). Folding costs per sketch row
+-- rewritten, so it runs about every ten seconds, many groups at once, and before every visitors
+-- export reads.
 CREATE TABLE visitor_ids_staged (
   id       bigserial PRIMARY KEY,
   visitors text NOT NULL
 );
 
--- Visitor ids staged with their group's views (page_views_staged, migration 0008): JSON of
--- VisitorSets.encode(), NULL when the group had none.
-ALTER TABLE page_views_staged ADD COLUMN visitors text;
 
 -- Human views referred by AI assistants (data/ai-referrers.json: the referrer's host or the link's
 -- utm_source; only the assistant's name is kept, never the referrer), per UTC hour and day, page and

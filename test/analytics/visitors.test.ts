@@ -187,7 +187,7 @@ await forEachBackend('distinct visitors', ({ db }) => {
     await app.close();
   });
 
-  test('merged ids wait in visitor_ids_staged until a fold; each is folded once', async () => {
+  test('committed ids wait in visitor_ids_staged until a fold; each is folded once', async () => {
     const writer = new GroupCommitWriter(db(), { merger: { delayMs: 600_000 } });
     const app = await ingestTestApp(db(), { writer });
     const { project, ingestKey, readKey } = await seedProject(db());
@@ -198,7 +198,7 @@ await forEachBackend('distinct visitors', ({ db }) => {
     assert.equal((await postRecords(app, project.id, ingestKey, records)).statusCode, 202);
     await mergeStagedViews(db());
     const staged = await db().query('SELECT id FROM visitor_ids_staged');
-    assert.ok(staged.length >= 1, 'the merge staged the ids instead of writing sketches');
+    assert.ok(staged.length >= 1, 'the ids are staged, not written to the sketches yet');
     const first = await visitors(app, project.id, readKey);
     assert.deepEqual(first.totals, { human: 2, ai: 0, total: 2 });
     assert.equal((await db().query('SELECT id FROM visitor_ids_staged')).length, 0);

@@ -9,8 +9,6 @@ export interface StagedRow {
   views: number;
   /** JSON text of ViewSums.encode() (view-sums.ts). */
   counts: string;
-  /** JSON text of VisitorSets.encode() (visitor-sets.ts); null when the group had no visitor ids. */
-  visitors: string | null;
   /** JSON text of ReferralSums.encode() (referral-sums.ts); null when the group had none. */
   referrals: string | null;
 }
@@ -18,8 +16,8 @@ export interface StagedRow {
 /** Appends a staged row; returns its id (the writer's merger remembers what each id holds). */
 export async function insertStagedCounts(tx: Queryable, row: StagedRow): Promise<number> {
   const rows = await tx.query<{ id: number }>(
-    'INSERT INTO page_views_staged (views, counts, visitors, referrals) VALUES ($1, $2, $3, $4) RETURNING id',
-    [row.views, row.counts, row.visitors, row.referrals],
+    'INSERT INTO page_views_staged (views, counts, referrals) VALUES ($1, $2, $3) RETURNING id',
+    [row.views, row.counts, row.referrals],
   );
   return Number(rows[0]!.id);
 }
@@ -51,11 +49,11 @@ export async function deleteStagedByIds(tx: Queryable, ids: readonly number[]): 
 export async function deleteOldestStaged(
   tx: Queryable,
   limit: number,
-): Promise<Pick<StagedRow, 'counts' | 'visitors' | 'referrals'>[]> {
-  return tx.query<Pick<StagedRow, 'counts' | 'visitors' | 'referrals'>>(
+): Promise<Pick<StagedRow, 'counts' | 'referrals'>[]> {
+  return tx.query<Pick<StagedRow, 'counts' | 'referrals'>>(
     `DELETE FROM page_views_staged
       WHERE id IN (SELECT id FROM page_views_staged ORDER BY id LIMIT $1)
-      RETURNING counts, visitors, referrals`,
+      RETURNING counts, referrals`,
     [limit],
   );
 }

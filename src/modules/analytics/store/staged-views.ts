@@ -27,7 +27,6 @@ import {
   selectExistingProjects,
 } from './staged-queries.ts';
 import { type EncodedSums, ViewSums } from './view-sums.ts';
-import type { EncodedVisitors } from './visitor-sets.ts';
 import { stageVisitorSets } from './visitor-staging.ts';
 
 /** Staged rows read back per merge transaction (each row is one group commit's keys). */
@@ -35,12 +34,13 @@ const ROWS_PER_MERGE = 100;
 
 /** Appends a group's sums inside the group's transaction; returns the staged row's id. */
 export async function stageSums(tx: Queryable, sums: ViewSums): Promise<number> {
-  const visitors = sums.visitors.isEmpty ? null : JSON.stringify(sums.visitors.encode());
+  // Visitor ids go straight to their own staging, folded into the sketches later: the merge
+  // then never carries them.
+  await stageVisitorSets(tx, sums.visitors);
   const referrals = sums.referrals.isEmpty ? null : JSON.stringify(sums.referrals.encode());
   return insertStagedCounts(tx, {
     views: sums.views,
     counts: JSON.stringify(sums.encode()),
-    visitors,
     referrals,
   });
 }
@@ -67,7 +67,6 @@ async function mergeOnce(db: Database, known: KnownStaged): Promise<MergeResult>
     const staged = await deleteOldestStaged(tx, ROWS_PER_MERGE);
     for (const row of staged) {
       sums.addEncoded(JSON.parse(row.counts) as EncodedSums);
-      if (row.visitors !== null) sums.visitors.addEncoded(JSON.parse(row.visitors) as EncodedVisitors);
       if (row.referrals !== null) sums.referrals.addEncoded(JSON.parse(row.referrals) as EncodedReferrals);
     }
     const rows = taken.length + staged.length;
@@ -78,7 +77,6 @@ async function mergeOnce(db: Database, known: KnownStaged): Promise<MergeResult>
       tx,
       counts.filter((c) => existing.has(c.projectId)),
     );
-    await stageVisitorSets(tx, sums.visitors.only(existing));
     await writeReferrals(tx, sums.referrals, existing);
     return { rows, views: written.views, orphanViews: sums.views - written.views };
   });

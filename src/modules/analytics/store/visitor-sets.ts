@@ -35,9 +35,14 @@ export class VisitorSets {
   #lastProject: string | null = null;
   #lastHour = Number.NaN;
   #lastByClass: ByClass | null = null;
+  /**
+   * Other sets added whole (a group commit's requests, a merge's groups): kept as they are instead
+   * of copied id by id. Their entries may repeat this one's keys; a sketch counts each id once.
+   */
+  readonly #parts: VisitorSets[] = [];
 
   get isEmpty(): boolean {
-    return this.#byProject.size === 0;
+    return this.#byProject.size === 0 && this.#parts.every((part) => part.isEmpty);
   }
 
   /** One view's visitor on its page (the whole site's sets are made when folding: visitor-writes.ts). */
@@ -68,10 +73,9 @@ export class VisitorSets {
     addId(byPath, path, id);
   }
 
-  /** Adds every id other holds (other is not changed). */
+  /** Adds every id other holds; other must not change afterwards (it is kept, not copied). */
   addSets(other: VisitorSets): void {
-    for (const set of other.entries())
-      this.#addAll(set.projectId, set.hourSeconds, set.visitorClass, set.path, set.ids);
+    if (other !== this && !other.isEmpty) this.#parts.push(other);
   }
 
   encode(): EncodedVisitors {
@@ -109,6 +113,7 @@ export class VisitorSets {
       for (const [hourSeconds, byClass] of byHour)
         for (const [visitorClass, byPath] of byClass)
           for (const [path, ids] of byPath) yield { projectId, hourSeconds, visitorClass, path, ids };
+    for (const part of this.#parts) yield* part.entries();
   }
 
   #addAll(

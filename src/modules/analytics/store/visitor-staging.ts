@@ -1,7 +1,7 @@
-// Visitor ids between the staged-views merge and the sketches. A merge runs about every second
-// and would rewrite every popular page's hour, day and month sketches (up to 16 KiB each) each
-// time; instead it appends its ids as one row, and a fold takes many merges' rows at once and
-// rewrites each sketch once: about every FOLD_INTERVAL_MS from the writer's merger, and before
+// Visitor ids between ingest and the sketches. Rewriting every popular page's hour, day and month
+// sketches (up to 16 KiB each) with every group commit or merge would cost far more than the
+// views; instead each group commit appends its ids as one row, in its own transaction, and a fold
+// takes many groups' rows at once and rewrites each sketch once: about every FOLD_INTERVAL_MS from the writer's merger, and before
 // every visitors export reads, so an acknowledged view's visitor is always in the answer. Folds
 // are serialised by an advisory lock; rows are deleted in the fold's transaction, so each id is
 // folded exactly once whichever process folds and whenever it crashes.
@@ -22,7 +22,7 @@ export const FOLD_INTERVAL_MS = 10_000;
 /** Staged rows folded per transaction. */
 const ROWS_PER_FOLD = 100;
 
-/** Appends a merge's visitor ids, inside the merge's transaction. */
+/** Appends a group's visitor ids, inside the group commit's transaction. */
 export async function stageVisitorSets(tx: Queryable, sets: VisitorSets): Promise<void> {
   if (sets.isEmpty) return;
   await insertStagedVisitors(tx, JSON.stringify(sets.encode()));

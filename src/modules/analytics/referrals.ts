@@ -1,17 +1,10 @@
 // The AI-referrals export: human views referred by AI assistants, per assistant and page over a
-// range (hourly edges and whole days), with the totals per assistant, read in one snapshot.
+// range (hourly edges and whole days), with the totals per assistant, read through the store.
 import { DEFAULT_VIEWS_LIMIT, type ReferralReport } from '../../contract/index.ts';
 import type { Database } from '../../db/database.ts';
 import { type AiReferrers, curatedAiReferrers } from './classification/ai-referrers.ts';
 import { reportedRange, resolveHourRange } from './export-range.ts';
-import {
-  beginSnapshotRead,
-  hourDaySpanParams,
-  mergeStagedViews,
-  selectReferralPage,
-  selectReferralsByAssistant,
-  splitRange,
-} from './store/index.ts';
+import { readReferralPage } from './store/index.ts';
 import type { ViewsRequest } from './views.ts';
 
 export async function exportReferrals(
@@ -21,17 +14,9 @@ export async function exportReferrals(
   referrers: AiReferrers = curatedAiReferrers(),
 ): Promise<ReferralReport> {
   const range = resolveHourRange(request.dateFrom, request.dateTo);
-  await mergeStagedViews(db);
   const limit = request.limit ?? DEFAULT_VIEWS_LIMIT;
   const offset = request.offset ?? 0;
-  const spans = hourDaySpanParams(splitRange(range, null));
-  const { byAssistant, rows } = await db.transaction(async (tx) => {
-    await beginSnapshotRead(tx);
-    return {
-      byAssistant: await selectReferralsByAssistant(tx, projectId, spans),
-      rows: await selectReferralPage(tx, projectId, spans, { limit: limit + 1, offset }),
-    };
-  });
+  const { byAssistant, rows } = await readReferralPage(db, projectId, range, { limit: limit + 1, offset });
   // An assistant dropped from the list keeps its counts, under its own name.
   const operatorOf = (name: string) => referrers.assistants.get(name)?.operator ?? '';
   byAssistant.sort((a, b) => b.views - a.views || (a.assistant < b.assistant ? -1 : 1));

@@ -6,47 +6,32 @@
 //   add views     ViewSums (a batch's counts per key), stageSums (ingest: one row in the
 //                 caller's transaction, merged later), mergeStagedViews (the merger),
 //                 recordPageViews / recordPageViewsIn (write straight to the levels: log import)
-//   read a page   readPathPage (totals and paths), readAgentPage (totals and agents)
+//                 VisitorSalts / VisitorHasher (the day's keyed visitor ids that go with views),
+//                 foldStagedVisitors (ids staged by ingest into the visitor sketches)
+//   read a page   readPathPage (totals and paths), readAgentPage (totals and agents, with
+//                 crawls against referrals), readReferralPage, readVisitorRanking
 //   read a series readSeries, readExtent
 //
 // The bucket grid (whole UTC hours, days, months) is exported too: reports align ranges to it.
 export type { HourRange } from './queries.ts';
-export { type MonthRun, monthsToSeal, type Span, splitRange } from './range-split.ts';
-export { isRankingLive, type PathViewsRow, selectRankingPage } from './ranking-queries.ts';
-export { rankingFor } from './rankings.ts';
 export {
   type AgentPage,
   type PageWindow,
   type PathPage,
   type PathPageOptions,
+  type ReferralPage,
   readAgentPage,
   readExtent,
   readPathPage,
+  readReferralPage,
   readSeries,
   type SeriesInterval,
 } from './reads.ts';
-export { selectReferralPage, selectReferralsByAssistant } from './referral-queries.ts';
-export { beginSnapshotRead, type TrafficBucketRow } from './report-queries.ts';
+export type { TrafficBucketRow } from './report-queries.ts';
 export { type PageViewCount, recordPageViews, recordPageViewsIn } from './rollups.ts';
-export { hourDaySpanParams, pathSpanParams } from './span-params.ts';
 export { mergeStagedViews, stageSums } from './staged-views.ts';
-export {
-  addMonths,
-  ceilToDay,
-  DAY_SECONDS,
-  floorToDay,
-  floorToMonth,
-  HOUR_SECONDS,
-} from './time-buckets.ts';
-export { type EncodedSums, ViewSums } from './view-sums.ts';
+export { ceilToDay, DAY_SECONDS, floorToDay, HOUR_SECONDS } from './time-buckets.ts';
+export { ViewSums } from './view-sums.ts';
 export { VisitorHasher, VisitorSalts } from './visitor-ids.ts';
-export {
-  type SketchRow,
-  selectFirstSketchMonth,
-  selectGeneration,
-  selectRangeSketches,
-} from './visitor-queries.ts';
-export { SITE_PATH, type VisitorClass, VisitorSets } from './visitor-sets.ts';
-export { unionCount, VisitorSketch } from './visitor-sketch.ts';
+export { readVisitorRanking, type VisitorCountRow, type VisitorRanking } from './visitor-reads.ts';
 export { FOLD_INTERVAL_MS, foldStagedVisitors } from './visitor-staging.ts';
-export { writeVisitorSets } from './visitor-writes.ts';

@@ -7,7 +7,7 @@ import type { HourRange } from './queries.ts';
 import { splitRange } from './range-split.ts';
 import { isRankingLive, type PathViewsRow, selectRankingPage } from './ranking-queries.ts';
 import { rankingFor } from './rankings.ts';
-import { selectReferralsByAssistant } from './referral-queries.ts';
+import { selectReferralPage, selectReferralsByAssistant } from './referral-queries.ts';
 import {
   type AgentViewsRow,
   beginSnapshotRead,
@@ -115,6 +115,30 @@ export async function readAgentPage(
     const everyAgent = await selectAgentsPage(tx, projectId, spans, { limit: MAX_AGENTS, offset: 0 });
     const referred = await selectReferralsByAssistant(tx, projectId, spans);
     return { totals, rows, everyAgent, referred };
+  });
+}
+
+export interface ReferralPage {
+  /** Referred human views per assistant over the whole range. */
+  byAssistant: { assistant: string; views: number }[];
+  rows: Awaited<ReturnType<typeof selectReferralPage>>;
+}
+
+/** Referred views per assistant, and one page of (assistant, path) rows, from one snapshot. */
+export async function readReferralPage(
+  db: Database,
+  projectId: string,
+  range: HourRange,
+  page: PageWindow,
+): Promise<ReferralPage> {
+  await mergeStagedViews(db);
+  const spans = hourDaySpanParams(splitRange(range, null));
+  return db.transaction(async (tx: Queryable) => {
+    await beginSnapshotRead(tx);
+    return {
+      byAssistant: await selectReferralsByAssistant(tx, projectId, spans),
+      rows: await selectReferralPage(tx, projectId, spans, page),
+    };
   });
 }
 

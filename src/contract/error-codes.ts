@@ -309,6 +309,30 @@ export const USAGE_ERROR_CODES = {
 } as const satisfies Record<string, ErrorSpec>;
 
 /** Each table under the name of its owner (the registry reports a code defined twice by owner). */
+/** Automations, their trigger URLs and the code hosts' inbound webhooks. */
+export const AUTOMATION_ERROR_CODES = {
+  automation_not_found: { status: 404, description: 'No automation has this id in this project.' },
+  invalid_automation: {
+    status: 400,
+    description:
+      "An automation's trigger, limits or prompt template is not valid (an unknown cron expression or time zone, a filter its trigger kind cannot apply); details name the field.",
+  },
+  trigger_unauthorized: {
+    status: 401,
+    description:
+      "A trigger URL was called without the automation's trigger secret, with a wrong one, or for an automation that has no webhook trigger (the answer is the same in each case).",
+  },
+  automation_disabled: {
+    status: 409,
+    description: 'The automation is disabled: its trigger URL starts no run.',
+  },
+  webhook_signature_invalid: {
+    status: 401,
+    description:
+      "A code host's webhook is not signed with the project's codeHostWebhookSecret (X-Hub-Signature-256, X-Gitlab-Token, X-Gitea-Signature missing or wrong); nothing was queued.",
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
 export const ERROR_CODES_BY_OWNER = {
   http: HTTP_ERROR_CODES,
   projects: PROJECT_ERROR_CODES,
@@ -324,4 +348,5 @@ export const ERROR_CODES_BY_OWNER = {
   metrics: METRICS_ERROR_CODES,
   mcp: MCP_ERROR_CODES,
   usage: USAGE_ERROR_CODES,
+  automations: AUTOMATION_ERROR_CODES,
 } as const;

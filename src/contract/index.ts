@@ -7,6 +7,7 @@
 // at run time (typebox included): the client imports its run-time values from those files
 // directly, so that it loads no package (see docs/client.md); the schema files need typebox.
 export * from './analytics.ts';
+export * from './automations.ts';
 export * from './collect.ts';
 export * from './csv.ts';
 export * from './error-body.ts';

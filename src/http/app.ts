@@ -10,6 +10,7 @@ import { type CollectRouteOptions, registerCollectRoutes } from '../modules/anal
 import { liveAgentCatalog, UnrecognizedAgentCounter } from '../modules/analytics/index.ts';
 import { type IngestRouteOptions, registerIngestRoutes } from '../modules/analytics/ingest/routes.ts';
 import { registerAnalyticsRoutes } from '../modules/analytics/routes.ts';
+import { registerAutomationRoutes } from '../modules/automations/routes.ts';
 import { type DashboardPluginOptions, registerDashboard } from '../modules/dashboard/index.ts';
 import { registerJobChecksRoutes } from '../modules/jobs/checks/routes.ts';
 import { registerJobDiffRoutes } from '../modules/jobs/diff/routes.ts';
@@ -119,6 +120,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   registerJobDiffRoutes(app, context);
   registerUsageRoutes(app, context);
   registerJobChecksRoutes(app, context);
+  registerAutomationRoutes(app, context);
   // Pending counts of the unknown-agents report, written every few seconds and at close.
   const unrecognized = new UnrecognizedAgentCounter(context.db, { logger: app.log });
   app.addHook('onClose', async () => unrecognized.close());

@@ -30,6 +30,8 @@ export interface AppContext {
   classification?: ClassificationContext;
   /** Called after a job is created or re-activated, so a worker in this process starts at once. */
   onJobQueued?: (jobId: string) => void;
+  /** The server key: opens the codeHostWebhookSecret that code hosts' webhooks are checked with. */
+  secretKey?: Buffer;
 }
 
 /**

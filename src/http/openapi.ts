@@ -30,6 +30,11 @@ export async function registerOpenApi(app: App, publicUrl: string): Promise<void
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'A docwright API key (dw_...).' },
+          triggerSecret: {
+            type: 'http',
+            scheme: 'bearer',
+            description: "An automation's trigger secret (dwt_...), for its trigger URL only.",
+          },
         },
       },
     },

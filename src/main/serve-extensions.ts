@@ -25,4 +25,18 @@ export const SERVE_EXTENSIONS: ServeExtension[] = [
       return { close: () => dispatcher.stop() };
     },
   },
+  {
+    // Turns automation runs into jobs and fires schedules; safe with several (runs are claimed).
+    name: 'automation worker',
+    async start({ db, config, logger }) {
+      const { AutomationWorker } = await import('../modules/automations/index.ts');
+      const worker = new AutomationWorker({
+        db,
+        logger: logger.child({ component: 'automations' }),
+        jobs: { jobRateLimitPerHour: config.jobRateLimitPerHour, defaultModel: config.defaultModel },
+      });
+      await worker.start();
+      return { close: () => worker.stop() };
+    },
+  },
 ];

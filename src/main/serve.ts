@@ -123,6 +123,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
         publicUrl: config.publicUrl,
       },
       classification,
+      secretKey: config.secretKey,
       ...(jobListeners.length > 0
         ? {
             onJobQueued: (jobId: string) => {

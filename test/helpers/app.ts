@@ -26,6 +26,7 @@ export async function createTestApp(
       ...overrides.config,
     },
     ...(overrides.onJobQueued ? { onJobQueued: overrides.onJobQueued } : {}),
+    ...(overrides.secretKey ? { secretKey: overrides.secretKey } : {}),
   });
 }
 

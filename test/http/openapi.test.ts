@@ -63,7 +63,13 @@ await forEachBackend('OpenAPI document', ({ db, backend }) => {
     const PUBLIC = new Set(['post /v1/analytics/{projectId}/collect']);
     for (const path of Object.keys(doc.paths).filter((p) => /^\/v[12]\//.test(p))) {
       for (const [method, op] of Object.entries(doc.paths[path] as Record<string, { security?: unknown }>)) {
-        const expected = PUBLIC.has(`${method} ${path}`) ? [] : [{ bearerAuth: [] }];
+        // Automations: a trigger URL takes its own secret; the code hosts' webhooks are signed.
+        const expected =
+          PUBLIC.has(`${method} ${path}`) || /\/hooks\/[a-z]+$/.test(path)
+            ? []
+            : path.endsWith('/trigger')
+              ? [{ triggerSecret: [] }]
+              : [{ bearerAuth: [] }];
         assert.deepEqual(op.security, expected, `${method} ${path} declares its auth`);
       }
     }

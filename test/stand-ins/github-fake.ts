@@ -151,6 +151,74 @@ export class GitHubFake {
     pull.state = 'closed';
   }
 
+  /**
+   * A contributor's pull request in a code repository, merged at once (as if through the web UI);
+   * answers the pull_request "closed" webhook payload GitHub sends for it.
+   */
+  mergeNewPull(
+    owner: string,
+    name: string,
+    input: {
+      title: string;
+      body: string;
+      head: string;
+      base?: string;
+      labels?: string[];
+      mergeCommitSha: string;
+    },
+  ): Record<string, unknown> {
+    const repo = this.#repo(owner, name);
+    const number = repo.pulls.length + 1;
+    const now = timestamp();
+    const pull: FakePull = {
+      number,
+      state: 'closed',
+      draft: false,
+      title: input.title,
+      body: input.body,
+      head: input.head,
+      base: input.base ?? repo.defaultBranch,
+      html_url: `${this.#webBase()}/${repo.owner}/${repo.name}/pull/${number}`,
+      createdAt: now,
+      updatedAt: now,
+    };
+    repo.pulls.push(pull);
+    const json = this.#pullJson(repo, pull, 'full');
+    const user = this.#userJson('contributor', 42);
+    // Webhook payloads describe repositories with two fields the REST answers here leave out.
+    const webhookRepo = {
+      ...this.#repositoryJson(repo),
+      web_commit_signoff_required: false,
+      custom_properties: {},
+    };
+    for (const side of ['head', 'base'] as const) {
+      json[side] = { ...(json[side] as object), repo: webhookRepo };
+    }
+    Object.assign(json, {
+      user,
+      merged: true,
+      merged_at: now,
+      merged_by: user,
+      merge_commit_sha: input.mergeCommitSha,
+      labels: (input.labels ?? []).map((label, i) => ({
+        id: 500 + i,
+        node_id: nodeId('Label', 500 + i),
+        url: `${this.#apiBase()}/repos/${repo.owner}/${repo.name}/labels/${encodeURIComponent(label)}`,
+        name: label,
+        color: 'ededed',
+        default: false,
+        description: null,
+      })),
+    });
+    return {
+      action: 'closed',
+      number,
+      pull_request: json,
+      repository: webhookRepo,
+      sender: user,
+    };
+  }
+
   #repo(owner: string, name: string): FakeRepo {
     const repo = this.#repos.get(`${owner}/${name}`.toLowerCase());
     if (!repo) throw new Error(`The GitHub fake has no repository ${owner}/${name}`);

@@ -23,6 +23,8 @@ export const PROJECT_SECRET_NAMES = {
   githubAppPrivateKey:
     'PEM private key of a GitHub App (with settings githubAppId and githubAppInstallationId).',
   webhookSecret: 'Secret that signs webhook deliveries (HMAC-SHA256).',
+  codeHostWebhookSecret:
+    "Secret the code hosts' webhooks to docwright's automations are signed with (GitHub, Gitea) or carry (GitLab).",
 } as const;
 export type ProjectSecretName = keyof typeof PROJECT_SECRET_NAMES;
 

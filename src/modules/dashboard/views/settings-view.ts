@@ -65,6 +65,7 @@ const SECRET_LABELS: Record<ProjectSecretName, string> = {
   modelApiKey: 'Model API key',
   webhookSecret: 'Webhook secret',
   githubAppPrivateKey: 'GitHub App private key',
+  codeHostWebhookSecret: 'Code host webhook secret (automations)',
 };
 
 export function settingsPage(

@@ -1,0 +1,225 @@
+// Events in: a trigger URL's call, a code host's webhook, a schedule's due time. Intake is one
+// short transaction that records the event and queues a run (or adds the event to a run still
+// gathering events in its quiet period), then NOTIFY wakes the automation workers at commit.
+// Nothing slow happens here, so a code host gets its answer well within its timeout.
+import type { AutomationCodeHost } from '../../contract/index.ts';
+import type { Database, Queryable } from '../../db/database.ts';
+import { exceedsJsonDepth } from '../../util/json-depth.ts';
+import { readProjectSecret } from '../projects/index.ts';
+import { automationErrors } from './errors.ts';
+import type { CodeChangeEvent, ReadDelivery } from './hosts/code-change-event.ts';
+import { readGitea, verifyGitea } from './hosts/gitea.ts';
+import { readGitHub, verifyGitHub } from './hosts/github.ts';
+import { readGitLab, verifyGitLab } from './hosts/gitlab.ts';
+import {
+  type AutomationRow,
+  appendRunEvent,
+  deleteRunRow,
+  insertEventKey,
+  insertInboundDelivery,
+  insertRun,
+  notifyRunQueued,
+  selectAutomation,
+  selectAutomationForUpdate,
+  selectCodeChangeAutomations,
+  selectEventKeyRun,
+  selectGatheringRun,
+} from './queries.ts';
+import { newRunId, triggerSecretMatches } from './service.ts';
+
+/**
+ * Queues a run of `automation` for `event`, or adds the event to the run gathering events in the
+ * automation's quiet period. `key` names the event: one already seen queues nothing and gives
+ * the run it made. Runs in the caller's transaction.
+ */
+export async function queueEvent(
+  tx: Queryable,
+  automation: AutomationRow,
+  event: Record<string, unknown>,
+  key: string | null,
+  now: Date,
+): Promise<{ runId: string; duplicate: boolean }> {
+  // PostgreSQL's jsonb cannot hold a NUL; a code host's payload may carry one in a title or body.
+  const clean = withoutNul(event);
+  // Serialises intake per automation: the key check and the quiet-period gathering see each other.
+  await selectAutomationForUpdate(tx, automation.id);
+  if (key !== null) {
+    const seen = await selectEventKeyRun(tx, automation.id, key);
+    if (seen !== null) return { runId: seen, duplicate: true };
+  }
+  const quietMs = (automation.limits.quietPeriodSeconds ?? 0) * 1000;
+  const dueAt = new Date(now.getTime() + quietMs);
+  if (quietMs > 0) {
+    const gathering = await selectGatheringRun(tx, automation.id, now);
+    if (gathering !== null) {
+      if (key !== null) await insertEventKey(tx, automation.id, key, gathering.id);
+      await appendRunEvent(tx, gathering.id, clean, dueAt);
+      return { runId: gathering.id, duplicate: false };
+    }
+  }
+  const run = await insertRun(tx, {
+    id: newRunId(),
+    automationId: automation.id,
+    projectId: automation.project_id,
+    triggerType: automation.trigger.type,
+    context: { events: [clean] },
+    dueAt,
+  });
+  if (key !== null && !(await insertEventKey(tx, automation.id, key, run.id))) {
+    await deleteRunRow(tx, run.id); // cannot happen under the lock above; kept for safety
+    return { runId: (await selectEventKeyRun(tx, automation.id, key)) ?? run.id, duplicate: true };
+  }
+  await notifyRunQueued(tx, run.id);
+  return { runId: run.id, duplicate: false };
+}
+
+/** POST .../trigger: checks the secret, queues a run with the body as {{event.body}}. */
+export async function triggerAutomation(
+  db: Database,
+  input: {
+    projectId: string;
+    automationId: string;
+    secret: string | null;
+    body: unknown;
+    idempotencyKey: string | null;
+    now?: Date;
+  },
+): Promise<{ runId: string; duplicate: boolean }> {
+  const row = await selectAutomation(db, input.projectId, input.automationId);
+  const authorised =
+    row !== null &&
+    row.trigger.type === 'webhook' &&
+    input.secret !== null &&
+    triggerSecretMatches(row, input.secret);
+  if (!authorised) {
+    throw automationErrors.trigger_unauthorized(
+      'Send the automation\'s trigger secret as "Authorization: Bearer dwt_..."; it is missing or wrong, or the automation has no webhook trigger.',
+      { headers: { 'www-authenticate': 'Bearer realm="docwright-automation-trigger"' } },
+    );
+  }
+  if (!row.enabled)
+    throw automationErrors.automation_disabled('The automation is disabled; enable it to start runs.');
+  if (exceedsDepth(input.body)) {
+    throw automationErrors.invalid_automation(
+      'The trigger body nests arrays and objects more than 16 levels deep; send a flatter body.',
+      { details: [{ location: 'body', name: 'body', message: 'nested too deep' }] },
+    );
+  }
+  const event = { type: 'webhook', body: input.body ?? null };
+  const key = input.idempotencyKey === null ? null : `idempotency:${input.idempotencyKey}`;
+  return db.transaction((tx) => queueEvent(tx, row, event, key, input.now ?? new Date()));
+}
+
+function exceedsDepth(value: unknown): boolean {
+  // The HTTP layer already refused more than 64 levels; a trigger body gets 16.
+  if (exceedsJsonDepth(value)) return true;
+  const depth = (v: unknown, level: number): boolean => {
+    if (typeof v !== 'object' || v === null) return false;
+    if (level > 16) return true;
+    return Object.values(v).some((item) => depth(item, level + 1));
+  };
+  return depth(value, 1);
+}
+
+export interface InboundOutcome {
+  runs: string[];
+  ignored: string | null;
+}
+
+/** The project's secret for code-host webhooks, or null when it has none (or the project is unknown). */
+async function inboundSecret(db: Queryable, serverKey: Buffer, projectId: string): Promise<string | null> {
+  try {
+    return await readProjectSecret(db, serverKey, projectId, 'codeHostWebhookSecret');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A code host's webhook: verified with the project's codeHostWebhookSecret (401 and nothing
+ * queued otherwise), read, recorded by delivery id (a redelivery queues nothing), matched against
+ * the project's code_change automations, one run (or gathered event) per match.
+ */
+export async function receiveCodeHostWebhook(
+  db: Database,
+  serverKey: Buffer,
+  input: {
+    projectId: string;
+    host: AutomationCodeHost;
+    headers: Record<string, string | string[] | undefined>;
+    rawBody: string;
+    now?: Date;
+  },
+): Promise<InboundOutcome> {
+  const secret = await inboundSecret(db, serverKey, input.projectId);
+  const { headers, rawBody } = input;
+  const verified =
+    secret !== null &&
+    (input.host === 'github'
+      ? await verifyGitHub(secret, rawBody, headers)
+      : input.host === 'gitlab'
+        ? verifyGitLab(secret, headers)
+        : verifyGitea(secret, rawBody, headers));
+  if (!verified) {
+    throw automationErrors.webhook_signature_invalid(
+      "The webhook is not signed with this project's codeHostWebhookSecret (or the project has none); nothing was queued.",
+    );
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(rawBody);
+  } catch {
+    // Signed but not JSON (GitHub's form encoding): nothing to read, and no reason to fail the hook.
+    return { runs: [], ignored: 'the body is not JSON: set the webhook content type to application/json' };
+  }
+  const read: ReadDelivery =
+    input.host === 'github'
+      ? readGitHub(headers, payload)
+      : input.host === 'gitlab'
+        ? readGitLab(headers, payload)
+        : readGitea(headers, payload);
+  const now = input.now ?? new Date();
+  return db.transaction(async (tx) => {
+    if (
+      read.deliveryId !== null &&
+      !(await insertInboundDelivery(tx, input.projectId, input.host, read.deliveryId))
+    ) {
+      return { runs: [], ignored: 'a redelivery of a delivery already received' };
+    }
+    if (read.event === null) return { runs: [], ignored: read.ignored };
+    const event = read.event;
+    const runs: string[] = [];
+    for (const automation of await selectCodeChangeAutomations(tx, input.projectId, input.host)) {
+      if (!watches(automation, event)) continue;
+      // One run per change, however many deliveries tell of it.
+      const key = `${event.kind}:${event.repository.toLowerCase()}:${event.branch}:${event.mergedCommit}`;
+      const queued = await queueEvent(tx, automation, event, key, now);
+      if (!queued.duplicate) runs.push(queued.runId);
+    }
+    return {
+      runs,
+      ignored: runs.length === 0 ? 'no automation watches this change (or it was already received)' : null,
+    };
+  });
+}
+
+/** Whether a code_change automation's trigger matches the event (repository, branch, kind, filters). */
+export function watches(automation: AutomationRow, event: CodeChangeEvent): boolean {
+  const trigger = automation.trigger;
+  if (trigger.type !== 'code_change') return false;
+  if ((trigger.repository ?? '').toLowerCase() !== event.repository.toLowerCase()) return false;
+  if ((trigger.on ?? 'merged_pull_request') !== event.kind) return false;
+  if (!(trigger.branches ?? ['main']).includes(event.branch)) return false;
+  if (trigger.labels && !trigger.labels.some((label) => event.labels.includes(label))) return false;
+  if (trigger.paths) {
+    const prefixes = trigger.paths.map((p) => p.replace(/\*+$/, ''));
+    if (!event.changedFiles.some((file) => prefixes.some((prefix) => file.startsWith(prefix)))) return false;
+  }
+  return true;
+}
+
+function withoutNul(event: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(event), (_key, value: unknown) =>
+    typeof value === 'string' ? value.replaceAll('\0', '') : value,
+  ) as Record<string, unknown>;
+}

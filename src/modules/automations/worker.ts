@@ -1,0 +1,207 @@
+// The automation worker: turns queued runs into jobs, on the background-work runtime (WorkLoop).
+// Before each claim round it fires the schedules that are due (one run per due time, however
+// long the server was down: the next time is computed from now). A run is claimed with a lease
+// (FOR UPDATE SKIP LOCKED), checked against the automation's guardrails (enabled, daily cap,
+// open pull requests) and becomes a new job, a follow-up on the automation's open job
+// (grouping), or a skipped run that says why.
+//
+// Wake-ups: NOTIFY on 'docwright_automations' (sent by intake's transaction), a timer for the
+// next due run or schedule, and a poll for leases of dead workers.
+
+import type { Database } from '../../db/database.ts';
+import { AppError } from '../../errors/app-error.ts';
+import { WorkLoop } from '../../runtime/index.ts';
+import type { Logger } from '../../util/logger.ts';
+import { createJob, followUpJob, type JobServiceConfig } from '../jobs/index.ts';
+import { queueEvent } from './intake.ts';
+import { runPrompt } from './prompt.ts';
+import {
+  claimDueRuns,
+  countRunsStartedSince,
+  deferRun,
+  markRunSkipped,
+  markRunStarted,
+  type RunRow,
+  selectAutomationForUpdate,
+  selectClaimedRunForUpdate,
+  selectDueSchedules,
+  selectNextRunDueTime,
+  selectNextScheduleTime,
+  selectOpenJobs,
+  updateNextRunAt,
+} from './queries.ts';
+import { nextDueTime } from './schedule.ts';
+
+export const AUTOMATIONS_CHANNEL = 'docwright_automations';
+
+/** How long a run waits for the open job it would follow up (grouping) to end before looking again. */
+const WAIT_FOR_ACTIVE_JOB_MS = 30_000;
+
+export interface AutomationWorkerOptions {
+  db: Database;
+  logger: Logger;
+  jobs: JobServiceConfig;
+  /** The clock (tests move it). */
+  now?: () => Date;
+  /** Runs handled at once. */
+  concurrency?: number;
+  leaseMs?: number;
+  pollIntervalMs?: number;
+  /** Told each job a run created or followed up (a worker in this process starts it at once). */
+  onJobQueued?: (jobId: string) => void;
+}
+
+export class AutomationWorker {
+  readonly #options: Required<Omit<AutomationWorkerOptions, 'onJobQueued'>> &
+    Pick<AutomationWorkerOptions, 'onJobQueued'>;
+  readonly #loop: WorkLoop<RunRow>;
+
+  constructor(options: AutomationWorkerOptions) {
+    this.#options = {
+      now: () => new Date(),
+      concurrency: 4,
+      leaseMs: 60_000,
+      pollIntervalMs: 5_000,
+      ...options,
+    };
+    const { db, logger, leaseMs } = this.#options;
+    this.#loop = new WorkLoop<RunRow>({
+      concurrency: this.#options.concurrency,
+      pollIntervalMs: this.#options.pollIntervalMs,
+      notifications: { source: db, channel: AUTOMATIONS_CHANNEL },
+      beforeClaim: () => this.fireDueSchedules().then(() => {}),
+      // One run per claim: two runs of one automation checked at once could both pass its caps.
+      claimBatch: 1,
+      claim: (limit) => claimDueRuns(db, this.#options.now(), limit, leaseMs),
+      run: (run) => this.#handle(run),
+      untilNextDueMs: async () => {
+        const [run, schedule] = await Promise.all([selectNextRunDueTime(db), selectNextScheduleTime(db)]);
+        const next = Math.min(run?.getTime() ?? Infinity, schedule?.getTime() ?? Infinity);
+        return next - this.#options.now().getTime();
+      },
+      onClaimError: (error) =>
+        logger.error({ err: error }, 'automation worker could not claim runs; retrying later'),
+      onRunError: (error, run) =>
+        logger.error(
+          { err: error, runId: run.id },
+          'automation run failed unexpectedly; retried after its lease',
+        ),
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.#loop.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.#loop.stop();
+  }
+
+  /** Look for due runs and schedules now (tests call it after moving the clock). */
+  wake(): void {
+    this.#loop.wake();
+  }
+
+  /** Queues one run for each schedule due now and moves it to its next time; returns the runs. */
+  async fireDueSchedules(): Promise<string[]> {
+    const now = this.#options.now();
+    return this.#options.db.transaction(async (tx) => {
+      const runs: string[] = [];
+      for (const automation of await selectDueSchedules(tx, now, 100)) {
+        const dueAt = automation.next_run_at!;
+        const trigger = automation.trigger;
+        // From now, not from the due time: a downtime that missed many times fires once.
+        const next =
+          trigger.type === 'schedule' ? nextDueTime(trigger.cron!, trigger.timezone ?? 'UTC', now) : null;
+        await updateNextRunAt(tx, automation.id, next);
+        const queued = await queueEvent(
+          tx,
+          automation,
+          { type: 'schedule', scheduledFor: dueAt.toISOString(), firedAt: now.toISOString() },
+          `schedule:${dueAt.toISOString()}`,
+          now,
+        );
+        if (!queued.duplicate) runs.push(queued.runId);
+      }
+      return runs;
+    });
+  }
+
+  async #handle(run: RunRow): Promise<void> {
+    const { db, logger } = this.#options;
+    const log = logger.child({ runId: run.id, automationId: run.automation_id });
+    const decision = await db.transaction(async (tx) => {
+      const current = await selectClaimedRunForUpdate(tx, run.id, run.attempts);
+      if (current === null) return null; // taken over after our lease ran out
+      const automation = await selectAutomationForUpdate(tx, run.automation_id);
+      if (automation === null) return null; // deleted: its runs went with it
+      const now = this.#options.now();
+      const skip = async (reason: string) => {
+        await markRunSkipped(tx, run.id, reason);
+        return { kind: 'skipped' as const, reason };
+      };
+      if (!automation.enabled) return skip('the automation is disabled');
+      const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+      const startedToday = await countRunsStartedSince(tx, automation.id, dayStart);
+      if (startedToday >= automation.limits.dailyRunCap) {
+        return skip(
+          `daily run cap reached: ${startedToday} runs started today (UTC), cap ${automation.limits.dailyRunCap}`,
+        );
+      }
+      const open = await selectOpenJobs(tx, automation.id);
+      const prompt = runPrompt(automation, current);
+      if (automation.limits.grouping && open.length > 0) {
+        const latest = open[0]!;
+        if (latest.status === 'active') {
+          await deferRun(tx, run.id, new Date(now.getTime() + WAIT_FOR_ACTIVE_JOB_MS));
+          return { kind: 'deferred' as const, reason: `its open job ${latest.id} is still running` };
+        }
+        return { kind: 'follow-up' as const, jobId: latest.id, prompt, projectId: automation.project_id };
+      }
+      if (open.length >= automation.limits.maxOpenPullRequests) {
+        return skip(
+          `${open.length} open pull requests or running jobs (max ${automation.limits.maxOpenPullRequests}): ${open.map((j) => j.id).join(', ')}`,
+        );
+      }
+      return { kind: 'create' as const, prompt, projectId: automation.project_id };
+    });
+    if (decision === null) return;
+    if (decision.kind === 'skipped' || decision.kind === 'deferred') {
+      log.info({ reason: decision.reason }, `automation run ${decision.kind}`);
+      return;
+    }
+    // The job is written in its own transaction (the jobs service owns it); the run is marked
+    // after. A crash between the two leaves the run queued: its next try finds the same job
+    // through the idempotency key, so it never makes two.
+    try {
+      const job =
+        decision.kind === 'create'
+          ? (
+              await createJob(db, this.#options.jobs, {
+                projectId: decision.projectId,
+                prompt: decision.prompt,
+                idempotencyKey: `automation-run:${run.id}`,
+              })
+            ).job
+          : await followUpJob(db, this.#options.jobs, {
+              projectId: decision.projectId,
+              id: decision.jobId,
+              prompt: decision.prompt,
+            });
+      await markRunStarted(db, run.id, job.id, decision.kind === 'follow-up', this.#options.now());
+      if (job.status === 'active') this.#options.onJobQueued?.(job.id);
+      log.info({ jobId: job.id, followUp: decision.kind === 'follow-up' }, 'automation run started a job');
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      const retryAfterS = Number(error.headers['retry-after'] ?? 0);
+      if (error.code === 'rate_limited' || error.code === 'job_active') {
+        const waitMs = Math.max(retryAfterS * 1000, WAIT_FOR_ACTIVE_JOB_MS);
+        await deferRun(db, run.id, new Date(this.#options.now().getTime() + waitMs));
+        log.info({ code: error.code }, 'automation run deferred');
+        return;
+      }
+      await markRunSkipped(db, run.id, `the job could not be started: ${error.message}`);
+      log.warn({ code: error.code }, 'automation run skipped');
+    }
+  }
+}

@@ -7,6 +7,10 @@ import { type FetchLike, type RequestSpec, Transport } from './transport.ts';
 import type {
   AgentReport,
   AgentRow,
+  Automation,
+  AutomationCreateBody,
+  AutomationRunList,
+  AutomationUpdateBody,
   Job,
   JobChecks,
   JobEvent,
@@ -103,6 +107,79 @@ export class DocwrightClient {
 
   get baseUrl(): string {
     return this.#transport.baseUrl;
+  }
+
+  // Automations ----------------------------------------------------------------------------------
+
+  /** POST /v2/automations/{projectId}: a webhook trigger's answer carries its triggerSecret, once. */
+  createAutomation(
+    projectId: string,
+    body: AutomationCreateBody,
+    options: CallOptions = {},
+  ): Promise<Automation> {
+    return this.#transport.json<Automation>({
+      method: 'POST',
+      segments: ['v2', 'automations', projectId],
+      body,
+      signal: options.signal,
+    });
+  }
+
+  /** GET /v2/automations/{projectId}. */
+  async listAutomations(projectId: string, options: CallOptions = {}): Promise<Automation[]> {
+    const list = await this.#transport.json<{ automations: Automation[] }>({
+      method: 'GET',
+      segments: ['v2', 'automations', projectId],
+      signal: options.signal,
+    });
+    return list.automations;
+  }
+
+  /** GET /v2/automations/{projectId}/{automationId}. */
+  getAutomation(projectId: string, id: string, options: CallOptions = {}): Promise<Automation> {
+    return this.#transport.json<Automation>({
+      method: 'GET',
+      segments: ['v2', 'automations', projectId, id],
+      signal: options.signal,
+    });
+  }
+
+  /** PATCH /v2/automations/{projectId}/{automationId}: fields left out keep their values. */
+  updateAutomation(
+    projectId: string,
+    id: string,
+    body: AutomationUpdateBody,
+    options: CallOptions = {},
+  ): Promise<Automation> {
+    return this.#transport.json<Automation>({
+      method: 'PATCH',
+      segments: ['v2', 'automations', projectId, id],
+      body,
+      signal: options.signal,
+    });
+  }
+
+  /** DELETE /v2/automations/{projectId}/{automationId}. */
+  async deleteAutomation(projectId: string, id: string, options: CallOptions = {}): Promise<void> {
+    await this.#transport.send({
+      method: 'DELETE',
+      segments: ['v2', 'automations', projectId, id],
+      signal: options.signal,
+    });
+  }
+
+  /** One page of GET /v2/automations/{projectId}/{automationId}/runs, newest first. */
+  listAutomationRuns(
+    projectId: string,
+    id: string,
+    options: CallOptions & { limit?: number; cursor?: string } = {},
+  ): Promise<AutomationRunList> {
+    return this.#transport.json<AutomationRunList>({
+      method: 'GET',
+      segments: ['v2', 'automations', projectId, id, 'runs'],
+      query: { limit: options.limit, cursor: options.cursor },
+      signal: options.signal,
+    });
   }
 
   // Agent jobs -----------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 // server said no" from "the server was not reached".
 import type {
   ANALYTICS_ERROR_CODES,
+  AUTOMATION_ERROR_CODES,
   HTTP_ERROR_CODES,
   INGEST_ERROR_CODES,
   JOB_ERROR_CODES,
@@ -16,7 +17,8 @@ export type KnownErrorCode =
   | keyof typeof HTTP_ERROR_CODES
   | keyof typeof JOB_ERROR_CODES
   | keyof typeof ANALYTICS_ERROR_CODES
-  | keyof typeof INGEST_ERROR_CODES;
+  | keyof typeof INGEST_ERROR_CODES
+  | keyof typeof AUTOMATION_ERROR_CODES;
 
 /** Codes the client itself uses for answers that are not the API's error body. */
 export type ClientErrorCode = 'unexpected_response';

@@ -15,7 +15,7 @@ export interface TransportOptions {
 export type QueryValue = string | number | boolean | null | undefined;
 
 export interface RequestSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path segments after the base URL; each is percent-encoded. */
   segments: string[];
   query?: Record<string, QueryValue>;

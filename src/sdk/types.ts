@@ -6,6 +6,11 @@ import type { Static } from 'typebox';
 import type {
   AgentReportSchema,
   AgentsQuerySchema,
+  AutomationCreateBodySchema,
+  AutomationRunListSchema,
+  AutomationRunSchema,
+  AutomationSchema,
+  AutomationUpdateBodySchema,
   ErrorBody,
   ErrorDetail,
   JobChecksSchema,
@@ -73,3 +78,14 @@ export type UsageQuery = Static<typeof UsageQuerySchema>;
 /** Why a failed job failed (job.error.code): cancelled, model_not_configured, pr_failed, ... */
 /** The body of every 4xx/5xx answer, and one entry of its details. */
 export type { ErrorBody, ErrorDetail, JobFailureCode };
+
+/** An automation: one trigger, a prompt template, limits (triggerSecret only when just made). */
+export type Automation = Static<typeof AutomationSchema>;
+/** The body of POST /v2/automations/{projectId}. */
+export type AutomationCreateBody = Static<typeof AutomationCreateBodySchema>;
+/** The body of PATCH /v2/automations/{projectId}/{automationId}. */
+export type AutomationUpdateBody = Static<typeof AutomationUpdateBodySchema>;
+/** One run of an automation: its trigger, its job (if any) and why it was skipped. */
+export type AutomationRun = Static<typeof AutomationRunSchema>;
+/** One page of GET /v2/automations/{projectId}/{automationId}/runs. */
+export type AutomationRunList = Static<typeof AutomationRunListSchema>;

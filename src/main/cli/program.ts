@@ -6,6 +6,7 @@ import { helpText } from '../../config/describe-variables.ts';
 import { CONFIG_VARIABLES } from '../../config/variables.ts';
 import { registerAgentsCommands } from './agents-command.ts';
 import { registerAgentsReportCommand } from './agents-report-command.ts';
+import { registerAutomationsCommands } from './automations-commands.ts';
 import { CLIENT_VARIABLES } from './client-options.ts';
 import { registerImportLogsCommand } from './import-logs-command.ts';
 import { registerJobsCommands } from './jobs-commands.ts';
@@ -58,6 +59,7 @@ export function buildProgram(): Command {
   registerAgentsCommands(program);
   // Client commands: they talk to a server over HTTP with the typed client (src/sdk).
   registerJobsCommands(program);
+  registerAutomationsCommands(program);
   registerViewsCommand(program);
   registerVisitorsCommand(program);
   registerAgentsReportCommand(program);

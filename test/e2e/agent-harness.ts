@@ -231,7 +231,7 @@ async function buildHarness(
   });
   started.push(() => worker.stop(0));
   if (options.startWorker !== false) await worker.start();
-  const app = await createTestApp(db, { onJobQueued: () => worker.nudge() });
+  const app = await createTestApp(db, { onJobQueued: () => worker.nudge(), secretKey });
   const auth = { authorization: `Bearer ${adminKey}` };
 
   const harness: AgentHarness = {

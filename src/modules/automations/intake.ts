@@ -41,15 +41,15 @@ export async function queueEvent(
 ): Promise<{ runId: string; duplicate: boolean }> {
   // PostgreSQL's jsonb cannot hold a NUL; a code host's payload may carry one in a title or body.
   const clean = withoutNul(event);
-  // Serialises intake per automation: the key check and the quiet-period gathering see each other.
-  await selectAutomationForUpdate(tx, automation.id);
+  const quietMs = (automation.limits.quietPeriodSeconds ?? 0) * 1000;
+  const dueAt = new Date(now.getTime() + quietMs);
   if (key !== null) {
     const seen = await selectEventKeyRun(tx, automation.id, key);
     if (seen !== null) return { runId: seen, duplicate: true };
   }
-  const quietMs = (automation.limits.quietPeriodSeconds ?? 0) * 1000;
-  const dueAt = new Date(now.getTime() + quietMs);
   if (quietMs > 0) {
+    // Gathering serialises intake per automation, so two events never open two gathering runs.
+    await selectAutomationForUpdate(tx, automation.id);
     const gathering = await selectGatheringRun(tx, automation.id, now);
     if (gathering !== null) {
       if (key !== null) await insertEventKey(tx, automation.id, key, gathering.id);
@@ -65,8 +65,10 @@ export async function queueEvent(
     context: { events: [clean] },
     dueAt,
   });
+  // Without a lock, two deliveries of one event may both get here: the key's primary key lets one
+  // through (the other waits for it to commit) and the other takes its run back.
   if (key !== null && !(await insertEventKey(tx, automation.id, key, run.id))) {
-    await deleteRunRow(tx, run.id); // cannot happen under the lock above; kept for safety
+    await deleteRunRow(tx, run.id);
     return { runId: (await selectEventKeyRun(tx, automation.id, key)) ?? run.id, duplicate: true };
   }
   await notifyRunQueued(tx, run.id);
@@ -136,6 +138,39 @@ async function inboundSecret(db: Queryable, serverKey: Buffer, projectId: string
 }
 
 /**
+ * Opened secrets, kept briefly: a burst of deliveries reads and decrypts the secret once. A
+ * delivery that fails with the kept secret is checked again with the stored one, so a new secret
+ * works at once; an old one keeps working for at most SECRET_CACHE_MS after it was replaced.
+ */
+const SECRET_CACHE_MS = 5_000;
+const secretCache = new Map<string, { secret: string | null; until: number }>();
+
+async function verifyDelivery(
+  db: Queryable,
+  serverKey: Buffer,
+  input: {
+    projectId: string;
+    host: AutomationCodeHost;
+    headers: Record<string, string | string[] | undefined>;
+    rawBody: string;
+  },
+): Promise<boolean> {
+  const check = async (secret: string | null) =>
+    secret !== null &&
+    (input.host === 'github'
+      ? await verifyGitHub(secret, input.rawBody, input.headers)
+      : input.host === 'gitlab'
+        ? verifyGitLab(secret, input.headers)
+        : verifyGitea(secret, input.rawBody, input.headers));
+  const kept = secretCache.get(input.projectId);
+  if (kept !== undefined && kept.until > Date.now() && (await check(kept.secret))) return true;
+  const secret = await inboundSecret(db, serverKey, input.projectId);
+  if (secretCache.size > 10_000) secretCache.clear();
+  secretCache.set(input.projectId, { secret, until: Date.now() + SECRET_CACHE_MS });
+  return check(secret);
+}
+
+/**
  * A code host's webhook: verified with the project's codeHostWebhookSecret (401 and nothing
  * queued otherwise), read, recorded by delivery id (a redelivery queues nothing), matched against
  * the project's code_change automations, one run (or gathered event) per match.
@@ -151,16 +186,8 @@ export async function receiveCodeHostWebhook(
     now?: Date;
   },
 ): Promise<InboundOutcome> {
-  const secret = await inboundSecret(db, serverKey, input.projectId);
   const { headers, rawBody } = input;
-  const verified =
-    secret !== null &&
-    (input.host === 'github'
-      ? await verifyGitHub(secret, rawBody, headers)
-      : input.host === 'gitlab'
-        ? verifyGitLab(secret, headers)
-        : verifyGitea(secret, rawBody, headers));
-  if (!verified) {
+  if (!(await verifyDelivery(db, serverKey, input))) {
     throw automationErrors.webhook_signature_invalid(
       "The webhook is not signed with this project's codeHostWebhookSecret (or the project has none); nothing was queued.",
     );

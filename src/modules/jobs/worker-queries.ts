@@ -6,7 +6,11 @@ import type { JobRow } from './queries.ts';
 
 /**
  * Takes the oldest active job that nobody holds (or whose holder's lease ran out) and has tries
- * left. SKIP LOCKED lets many workers claim at once without waiting on each other.
+ * left. SKIP LOCKED lets many workers claim at once without waiting on each other. The lock is
+ * FOR NO KEY UPDATE, the lock the UPDATE itself takes: FOR UPDATE would also conflict with the
+ * KEY SHARE lock a row referencing the job takes while it is written (an event, a webhook
+ * delivery, an automation run naming its job), and SKIP LOCKED would then pass over a new job
+ * until the next poll.
  */
 export async function claimNextJob(
   db: Queryable,
@@ -21,7 +25,7 @@ export async function claimNextJob(
          WHERE status = 'active' AND (lease_expires_at IS NULL OR lease_expires_at < now()) AND attempts < $3
          ORDER BY created_at, id
          LIMIT 1
-         FOR UPDATE SKIP LOCKED)
+         FOR NO KEY UPDATE SKIP LOCKED)
       RETURNING *`,
     [w.owner, w.leaseMs, w.maxAttempts],
   );

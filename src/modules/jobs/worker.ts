@@ -1,6 +1,6 @@
 // The job worker: claims active jobs with a lease, runs them with a JobRunner, and writes the
 // outcome. Many workers (threads of one process, or processes on many machines) can share one
-// database: claims use FOR UPDATE SKIP LOCKED, and every write checks the lease.
+// database: claims use FOR NO KEY UPDATE SKIP LOCKED, and every write checks the lease.
 //
 // Wake-ups: a NOTIFY on 'docwright_jobs' (sent in the transaction that creates, follows up or
 // cancels a job) or an in-process nudge() starts work at once; a slow poll catches what a

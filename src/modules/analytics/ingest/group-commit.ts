@@ -26,7 +26,7 @@
 //   group) leaves that request's views out, and it resolves as a duplicate: the route answers it
 //   with the stored result. Groups without keys run no extra statement.
 import type { Database, Queryable } from '../../../db/database.ts';
-import { stageSums, ViewSums } from '../store/index.ts';
+import { CommittedVisitors, stageSums, ViewSums, type VisitorSets } from '../store/index.ts';
 import type { CommitLog } from './commit-log.ts';
 import { ingestErrors } from './errors.ts';
 import { claimId, deleteExpiredIngestBatches, type IngestClaim, insertIngestClaims } from './queries.ts';
@@ -111,6 +111,8 @@ export class GroupCommitWriter {
   readonly #options: GroupCommitOptions;
   readonly #logger: CommitLog | undefined;
   readonly #merger: StagedViewMerger;
+  /** Visitor ids already staged by this writer's commits: not staged again (visitor-memo.ts). */
+  readonly #committedVisitors = new CommittedVisitors();
   #waiting: Submission[] = [];
   #waitingViews = 0;
   #committingViews = 0;
@@ -260,11 +262,14 @@ export class GroupCommitWriter {
     let counted: readonly Submission[] = group;
     let sums: ViewSums | null = null;
     let stagedId: number | null = null;
+    let visitors: VisitorSets | null = null;
     try {
       await this.#db.transaction(async (tx) => {
         counted = await this.#claimKeys(tx, group);
         sums = sumSubmissions(counted);
-        stagedId = sums.views === 0 ? null : await stageSums(tx, sums);
+        if (sums.views === 0) return;
+        visitors = this.#committedVisitors.unseen(sums.visitors);
+        stagedId = await stageSums(tx, sums, visitors);
       });
     } catch (error) {
       this.#stats.failedCommits++;
@@ -278,6 +283,7 @@ export class GroupCommitWriter {
       return;
     }
     report(true);
+    if (visitors !== null) this.#committedVisitors.committed(visitors);
     this.#stats.commits++;
     this.#stats.committedRequests += counted.length;
     for (const submission of counted) this.#stats.committedViews += submission.views;

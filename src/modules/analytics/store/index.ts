@@ -7,7 +7,8 @@
 //                 caller's transaction, merged later), mergeStagedViews (the merger),
 //                 recordPageViews / recordPageViewsIn (write straight to the levels: log import)
 //                 VisitorSalts / VisitorHasher (the day's keyed visitor ids that go with views),
-//                 foldStagedVisitors (ids staged by ingest into the visitor sketches)
+//                 VisitorSets (a batch's ids per key), CommittedVisitors (ids a writer staged
+//                 already), foldStagedVisitors (ids staged by ingest into the visitor sketches)
 //   read a page   readPathPage (totals and paths), readAgentPage (totals and agents, with
 //                 crawls against referrals), readReferralPage, readVisitorRanking
 //   read a series readSeries, readExtent
@@ -33,5 +34,7 @@ export { mergeStagedViews, stageSums } from './staged-views.ts';
 export { ceilToDay, DAY_SECONDS, floorToDay, HOUR_SECONDS } from './time-buckets.ts';
 export { ViewSums } from './view-sums.ts';
 export { VisitorHasher, VisitorSalts } from './visitor-ids.ts';
+export { CommittedVisitors } from './visitor-memo.ts';
 export { readVisitorRanking, type VisitorCountRow, type VisitorRanking } from './visitor-reads.ts';
+export { type VisitorClass, VisitorSets } from './visitor-sets.ts';
 export { FOLD_INTERVAL_MS, foldStagedVisitors } from './visitor-staging.ts';

@@ -32,11 +32,14 @@ import { stageVisitorSets } from './visitor-staging.ts';
 /** Staged rows read back per merge transaction (each row is one group commit's keys). */
 const ROWS_PER_MERGE = 100;
 
-/** Appends a group's sums inside the group's transaction; returns the staged row's id. */
-export async function stageSums(tx: Queryable, sums: ViewSums): Promise<number> {
+/**
+ * Appends a group's sums inside the group's transaction; returns the staged row's id. `visitors`
+ * are the ids to stage: the sums' own, or those of them not committed before (visitor-memo.ts).
+ */
+export async function stageSums(tx: Queryable, sums: ViewSums, visitors = sums.visitors): Promise<number> {
   // Visitor ids go straight to their own staging, folded into the sketches later: the merge
   // then never carries them.
-  await stageVisitorSets(tx, sums.visitors);
+  await stageVisitorSets(tx, visitors);
   const referrals = sums.referrals.isEmpty ? null : JSON.stringify(sums.referrals.encode());
   return insertStagedCounts(tx, {
     views: sums.views,

@@ -73,6 +73,16 @@ export class VisitorSets {
     addId(byPath, path, id);
   }
 
+  /** The ids held for one key (parts added whole left out), if any. */
+  idsOf(
+    projectId: string,
+    hourSeconds: number,
+    visitorClass: VisitorClass,
+    path: string,
+  ): ReadonlySet<number> | undefined {
+    return this.#byProject.get(projectId)?.get(hourSeconds)?.get(visitorClass)?.get(path);
+  }
+
   /** Adds every id other holds; other must not change afterwards (it is kept, not copied). */
   addSets(other: VisitorSets): void {
     if (other !== this && !other.isEmpty) this.#parts.push(other);

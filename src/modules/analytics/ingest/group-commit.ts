@@ -139,6 +139,11 @@ export class GroupCommitWriter {
     this.#merger.start();
   }
 
+  /** The visitor ids this writer has staged: ingest leaves them out of its sums at once. */
+  get committedVisitors(): Pick<CommittedVisitors, 'has'> {
+    return this.#committedVisitors;
+  }
+
   get stats(): GroupCommitStats {
     return {
       ...this.#stats,

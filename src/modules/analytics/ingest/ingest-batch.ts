@@ -67,7 +67,7 @@ export async function ingestBatch(
   checkRecordCount(items.length);
   const receivedAt = deps.now();
   const hasher = deps.visitorSalts === undefined ? null : await deps.visitorSalts.hasherAt(receivedAt);
-  const tally = new RollupTally(projectId, hasher, curatedAiReferrers());
+  const tally = new RollupTally(projectId, hasher, curatedAiReferrers(), deps.writer.committedVisitors);
   const profiles = userAgentProfilesOf(deps.classification);
   const unrecognized = new UnrecognizedTally();
   // Set at the first record that waits on a key directory: from there on, outcomes are held

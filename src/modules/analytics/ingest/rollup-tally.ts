@@ -9,7 +9,7 @@ import { type AiReferrers, utmSourceOf } from '../classification/ai-referrers.ts
 import type { ClassificationOutcome, DropReason } from '../classification/types.ts';
 import { DROP_REASONS, isDropped } from '../classification/types.ts';
 import { type ViewKind, viewKindOf } from '../classification/view-kind.ts';
-import { ViewSums, type VisitorHasher } from '../store/index.ts';
+import { type CommittedVisitors, ViewSums, type VisitorHasher } from '../store/index.ts';
 import type { RecordRejectionCode } from './record-validation.ts';
 
 /** Receives one outcome per record, in batch order. */
@@ -70,13 +70,16 @@ export class RollupTally implements OutcomeSink {
   readonly #projectId: string;
   readonly #visitors: VisitorHasher | null;
   readonly #referrers: AiReferrers | null;
+  readonly #committedVisitors: Pick<CommittedVisitors, 'has'> | null;
 
   /** Without a hasher, views are counted but no visitor ids are kept; without referrers, no referrals. */
   constructor(
     projectId: string,
     visitors: VisitorHasher | null = null,
     referrers: AiReferrers | null = null,
+    committedVisitors: Pick<CommittedVisitors, 'has'> | null = null,
   ) {
+    this.#committedVisitors = committedVisitors;
     this.#projectId = projectId;
     this.#visitors = visitors;
     this.#referrers = referrers;
@@ -123,7 +126,11 @@ export class RollupTally implements OutcomeSink {
     }
     if (this.#visitors === null || visitorClass === 'bot') return;
     const id = this.#visitors.id(this.#projectId, visitorClass, ip, userAgent);
-    if (id !== null) this.sums.visitors.add(this.#projectId, hour / 1000, visitorClass, path, id);
+    if (id === null) return;
+    // An id the writer has staged for this page and hour already would be left out at the commit
+    // (visitor-memo.ts): leaving it out here spares carrying it there.
+    if (this.#committedVisitors?.has(this.#projectId, hour / 1000, visitorClass, path, id)) return;
+    this.sums.visitors.add(this.#projectId, hour / 1000, visitorClass, path, id);
   }
 
   /** Views counted: every accepted record adds one. */

@@ -5,7 +5,7 @@
 // spares encoding, sending, storing and folding them. Only ids of committed groups are remembered
 // (a failed commit staged nothing); at most MEMO_LIMIT ids, then the memo starts empty again,
 // which only means staging some ids twice (counted once all the same).
-import { VisitorSets } from './visitor-sets.ts';
+import { type VisitorClass, VisitorSets } from './visitor-sets.ts';
 
 /** Ids remembered before the memo is emptied: a few tens of MB at most. */
 const MEMO_LIMIT = 500_000;
@@ -13,6 +13,11 @@ const MEMO_LIMIT = 500_000;
 export class CommittedVisitors {
   #seen = new VisitorSets();
   #ids = 0;
+
+  /** True when this id was committed for this key (ingest then leaves it out of its sums). */
+  has(projectId: string, hourSeconds: number, visitorClass: VisitorClass, path: string, id: number): boolean {
+    return this.#seen.idsOf(projectId, hourSeconds, visitorClass, path)?.has(id) === true;
+  }
 
   /** The ids of sets not committed before, each once (parts of sets merged into one set per key). */
   unseen(sets: VisitorSets): VisitorSets {

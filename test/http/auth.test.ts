@@ -22,9 +22,11 @@ function apiRoutes(app: App): Route[] {
     if (!/^\/v[12]\//.test(path)) continue;
     for (const [method, op] of Object.entries(ops)) {
       // Routes documented with no security take no key by design (the browser script's
-      // endpoint, which checks origins instead: test/analytics/collect.test.ts).
-      const security = (op as { security?: unknown[] }).security;
-      if (Array.isArray(security) && security.length === 0) continue;
+      // endpoint, which checks origins instead: test/analytics/collect.test.ts; the code hosts'
+      // webhooks, which check signatures), and an automation's trigger URL takes its own secret
+      // (test/automations/automations.test.ts): only routes taking an API key are checked here.
+      const security = (op as { security?: Record<string, unknown>[] }).security;
+      if (Array.isArray(security) && !security.some((scheme) => 'bearerAuth' in scheme)) continue;
       routes.push({ method: method.toUpperCase() as Route['method'], path });
     }
   }

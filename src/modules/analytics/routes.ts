@@ -1,7 +1,7 @@
 // The /v1 analytics export routes. The contract fixes the page-view export (GET .../views); the
 // agents and time-series exports and CSV answers are additive (docs/analytics-export.md).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import {
   AGENTS_CSV_COLUMNS,
   type AgentReport,
@@ -41,7 +41,7 @@ import { exportFormat } from './negotiate.ts';
 import { exportReferrals } from './referrals.ts';
 import { exportTimeseries } from './timeseries.ts';
 import { exportUnrecognizedAgents, type UnrecognizedAgentCounter } from './unrecognized-agents.ts';
-import { exportPageViews } from './views.ts';
+import { exportPageViews, type ViewsRequest } from './views.ts';
 import { exportVisitors } from './visitors.ts';
 
 export interface AnalyticsRouteOptions {
@@ -137,125 +137,94 @@ export function registerAnalyticsRoutes(
     reply.header('vary', 'Accept');
   };
 
-  app.get(
-    '/v1/analytics/:projectId/views',
-    {
-      config: { access: 'read' },
-      onRequest: varyOnAccept,
-      schema: {
-        tags,
-        security,
-        summary: 'Export page views, human and AI',
-        description: `Site-wide totals and per-page counts over a date range, each split into human readers and AI agents (non-AI bots are in neither). ${PAGING} views are ordered by total descending, then path ascending. ${CSV_NOTE} A read or admin key is needed.`,
-        params: ProjectParamsSchema,
-        querystring: ViewsQuerySchema,
-        response: { ...jsonOrCsv('PageViewReport', 'The page view report.'), ...errorResponses() },
+  // The paged exports: one URL answers a page as JSON, or as CSV (Accept: text/csv) with a Link
+  // to the next page; each is the same route but for its words, schemas and rows.
+  const pagedReport = <Report extends { hasMore: boolean }>(report: {
+    name: 'views' | 'visitors' | 'referrals' | 'agents';
+    summary: string;
+    description: string;
+    querystring: TSchema;
+    schemaRef: string;
+    answer: string;
+    run: (projectId: string, query: ViewsRequest) => Promise<Report>;
+    csv: { columns: readonly string[]; rows: (report: Report) => readonly (readonly CsvCell[])[] };
+  }) =>
+    app.get(
+      `/v1/analytics/:projectId/${report.name}`,
+      {
+        config: { access: 'read' },
+        onRequest: varyOnAccept,
+        schema: {
+          tags,
+          security,
+          summary: report.summary,
+          description: `${report.description} ${CSV_NOTE} A read or admin key is needed.`,
+          params: ProjectParamsSchema,
+          querystring: report.querystring,
+          response: { ...jsonOrCsv(report.schemaRef, report.answer), ...errorResponses() },
+        },
       },
-    },
-    async (request, reply): Promise<PageViewReport | string> => {
-      const report = await exportPageViews(db, request.params.projectId, request.query);
-      if (exportFormat(request.headers.accept) === 'json') return report;
-      const { limit = 0, offset = 0 } = request.query;
-      return sendCsv(
-        request,
-        reply,
-        { limit, offset, hasMore: report.hasMore },
-        'views.csv',
-        VIEWS_CSV_COLUMNS,
-        report.views.map(viewsCsvRow),
-      );
-    },
-  );
+      async (request, reply): Promise<Report | string> => {
+        // The schema above validated the query (the paged exports' shared parameters).
+        const query = request.query as ViewsRequest;
+        const { projectId } = request.params as { projectId: string };
+        const answer = await report.run(projectId, query);
+        if (exportFormat(request.headers.accept) === 'json') return answer;
+        const { limit = 0, offset = 0 } = query;
+        return sendCsv(
+          request,
+          reply,
+          { limit, offset, hasMore: answer.hasMore },
+          `${report.name}.csv`,
+          report.csv.columns,
+          report.csv.rows(answer),
+        );
+      },
+    );
 
-  app.get(
-    '/v1/analytics/:projectId/visitors',
-    {
-      config: { access: 'read' },
-      onRequest: varyOnAccept,
-      schema: {
-        tags,
-        security,
-        summary: 'Export distinct visitors, human and AI',
-        description: `Approximate distinct visitors, site-wide and per page, over a date range, each split into human readers and AI agents; total is the union (total ≤ human + ai). A visitor is a keyed hash of IP address and user agent (for AI agents, of the IP address alone) with a salt that changes every UTC day, so a reader on two days counts twice over a range spanning both. Counts are exact up to 2048 visitors per page and bucket, then estimated (HyperLogLog, about 2% at p99); see docs/analytics-visitors.md. ${PAGING} visitors are ordered by total descending, then path ascending. ${CSV_NOTE} A read or admin key is needed.`,
-        params: ProjectParamsSchema,
-        querystring: ViewsQuerySchema,
-        response: { ...jsonOrCsv('VisitorReport', 'The distinct visitor report.'), ...errorResponses() },
-      },
-    },
-    async (request, reply): Promise<VisitorReport | string> => {
-      const report = await exportVisitors(db, request.params.projectId, request.query);
-      if (exportFormat(request.headers.accept) === 'json') return report;
-      const { limit = 0, offset = 0 } = request.query;
-      return sendCsv(
-        request,
-        reply,
-        { limit, offset, hasMore: report.hasMore },
-        'visitors.csv',
-        VISITORS_CSV_COLUMNS,
-        report.visitors.map(visitorsCsvRow),
-      );
-    },
-  );
+  pagedReport<PageViewReport>({
+    name: 'views',
+    summary: 'Export page views, human and AI',
+    description: `Site-wide totals and per-page counts over a date range, each split into human readers and AI agents (non-AI bots are in neither). ${PAGING} views are ordered by total descending, then path ascending.`,
+    querystring: ViewsQuerySchema,
+    schemaRef: 'PageViewReport',
+    answer: 'The page view report.',
+    run: (projectId, query) => exportPageViews(db, projectId, query),
+    csv: { columns: VIEWS_CSV_COLUMNS, rows: (report) => report.views.map(viewsCsvRow) },
+  });
 
-  app.get(
-    '/v1/analytics/:projectId/referrals',
-    {
-      config: { access: 'read' },
-      onRequest: varyOnAccept,
-      schema: {
-        tags,
-        security,
-        summary: 'Export human views referred by AI assistants',
-        description: `Human views whose referrer host or utm_source names an AI assistant (ChatGPT, Perplexity, Claude, Gemini, Copilot... as listed in data/ai-referrers.json), per assistant and page, with the totals per assistant. These views stay human in /views. Only the assistant is kept, never the referrer. ${PAGING} referrals are ordered by views descending, then assistant and path. ${CSV_NOTE} A read or admin key is needed.`,
-        params: ProjectParamsSchema,
-        querystring: ViewsQuerySchema,
-        response: { ...jsonOrCsv('ReferralReport', 'The AI referral report.'), ...errorResponses() },
-      },
-    },
-    async (request, reply): Promise<ReferralReport | string> => {
-      const report = await exportReferrals(db, request.params.projectId, request.query);
-      if (exportFormat(request.headers.accept) === 'json') return report;
-      const { limit = 0, offset = 0 } = request.query;
-      return sendCsv(
-        request,
-        reply,
-        { limit, offset, hasMore: report.hasMore },
-        'referrals.csv',
-        REFERRALS_CSV_COLUMNS,
-        report.referrals.map(referralsCsvRow),
-      );
-    },
-  );
+  pagedReport<VisitorReport>({
+    name: 'visitors',
+    summary: 'Export distinct visitors, human and AI',
+    description: `Approximate distinct visitors, site-wide and per page, over a date range, each split into human readers and AI agents; total is the union (total ≤ human + ai). A visitor is a keyed hash of IP address and user agent (for AI agents, of the IP address alone) with a salt that changes every UTC day, so a reader on two days counts twice over a range spanning both. Counts are exact up to 2048 visitors per page and bucket, then estimated (HyperLogLog, about 2% at p99); see docs/analytics-visitors.md. ${PAGING} visitors are ordered by total descending, then path ascending.`,
+    querystring: ViewsQuerySchema,
+    schemaRef: 'VisitorReport',
+    answer: 'The distinct visitor report.',
+    run: (projectId, query) => exportVisitors(db, projectId, query),
+    csv: { columns: VISITORS_CSV_COLUMNS, rows: (report) => report.visitors.map(visitorsCsvRow) },
+  });
 
-  app.get(
-    '/v1/analytics/:projectId/agents',
-    {
-      config: { access: 'read' },
-      onRequest: varyOnAccept,
-      schema: {
-        tags,
-        security,
-        summary: 'Export AI-agent views, verified and unverified',
-        description: `AI views per agent over a date range, with the agent's operator and category and how many views were verified (published IP ranges or Web Bot Auth). ${PAGING} agents are ordered by total descending, then agent ascending. ${CSV_NOTE} A read or admin key is needed.`,
-        params: ProjectParamsSchema,
-        querystring: AgentsQuerySchema,
-        response: { ...jsonOrCsv('AgentReport', 'The AI-agent report.'), ...errorResponses() },
-      },
-    },
-    async (request, reply): Promise<AgentReport | string> => {
-      const report = await exportAgents(db, request.params.projectId, request.query, catalog);
-      if (exportFormat(request.headers.accept) === 'json') return report;
-      const { limit = 0, offset = 0 } = request.query;
-      return sendCsv(
-        request,
-        reply,
-        { limit, offset, hasMore: report.hasMore },
-        'agents.csv',
-        AGENTS_CSV_COLUMNS,
-        report.agents.map(agentsCsvRow),
-      );
-    },
-  );
+  pagedReport<ReferralReport>({
+    name: 'referrals',
+    summary: 'Export human views referred by AI assistants',
+    description: `Human views whose referrer host or utm_source names an AI assistant (ChatGPT, Perplexity, Claude, Gemini, Copilot... as listed in data/ai-referrers.json), per assistant and page, with the totals per assistant. These views stay human in /views. Only the assistant is kept, never the referrer. ${PAGING} referrals are ordered by views descending, then assistant and path.`,
+    querystring: ViewsQuerySchema,
+    schemaRef: 'ReferralReport',
+    answer: 'The AI referral report.',
+    run: (projectId, query) => exportReferrals(db, projectId, query),
+    csv: { columns: REFERRALS_CSV_COLUMNS, rows: (report) => report.referrals.map(referralsCsvRow) },
+  });
+
+  pagedReport<AgentReport>({
+    name: 'agents',
+    summary: 'Export AI-agent views, verified and unverified',
+    description: `AI views per agent over a date range, with the agent's operator and category and how many views were verified (published IP ranges or Web Bot Auth). ${PAGING} agents are ordered by total descending, then agent ascending.`,
+    querystring: AgentsQuerySchema,
+    schemaRef: 'AgentReport',
+    answer: 'The AI-agent report.',
+    run: (projectId, query) => exportAgents(db, projectId, query, catalog),
+    csv: { columns: AGENTS_CSV_COLUMNS, rows: (report) => report.agents.map(agentsCsvRow) },
+  });
 
   app.get(
     '/v1/analytics/:projectId/timeseries',

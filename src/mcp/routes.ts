@@ -4,7 +4,8 @@
 // with 403), before the SDK sees it: an unauthenticated initialize gets the API's 401 error body.
 //
 // Stateless: each POST gets a server and transport of its own, built for its key, and nothing is
-// kept between requests, so any process behind a load balancer can answer any request. GET (a
+// kept between requests (a single ordinary request goes through one-call-transport.ts, the rest
+// through the SDK's web-standard transport), so any process behind a load balancer can answer any request. GET (a
 // stream for server-initiated messages) and DELETE (ending a session) have no meaning without
 // sessions and answer 405, as the MCP transport specification asks.
 import type { IncomingHttpHeaders } from 'node:http';
@@ -21,6 +22,7 @@ import { errorResponses } from '../http/openapi.ts';
 import { type AgentCatalog, curatedAgentCatalog } from '../modules/analytics/index.ts';
 import { mcpErrors } from './errors.ts';
 import { MCP_PATH } from './mcp-path.ts';
+import { OneCallTransport, oneCallRequest } from './one-call-transport.ts';
 import { createMcpServer, type McpDependencies } from './server.ts';
 
 export interface McpRouteOptions {
@@ -73,6 +75,21 @@ export function registerMcpRoutes(app: App, context: AppContext, options: McpRou
         projectId: key.projectId,
         requestId: request.id,
       });
+      // Closing a server whose answer is complete would only build the SDK's "connection closed"
+      // error (a stack trace per request), so only a client gone before its answer closes it, which
+      // aborts the tool call (create_job's wait stops).
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) void server.close();
+      });
+      const single = oneCallRequest(request.headers, request.body);
+      if (single !== undefined) {
+        const transport = new OneCallTransport(single);
+        await server.connect(transport);
+        transport.deliver();
+        const answer = await transport.answer;
+        if (answer === undefined) return reply; // the client is gone
+        return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(answer));
+      }
       // One JSON answer unless the client asked for progress (create_job's wait reports it), which
       // needs an event stream: a stream costs more per request, and most calls are quick reads.
       const transport = new WebStandardStreamableHTTPServerTransport({
@@ -80,12 +97,6 @@ export function registerMcpRoutes(app: App, context: AppContext, options: McpRou
         enableJsonResponse: !asksForProgress(request.body),
       });
       await server.connect(transport);
-      // A client gone before its answer aborts the tool call (create_job's wait stops). After a
-      // complete answer nothing is pending, and closing would only build the SDK's "connection
-      // closed" error (a stack trace per request), so it is not done then.
-      reply.raw.on('close', () => {
-        if (!reply.raw.writableFinished) void server.close();
-      });
       // The SDK's web-standard transport, given the body Fastify already parsed and checked and the
       // headers it reads: cheaper than its Node wrapper, which converts the whole request and
       // answer through @hono/node-server, and the answer goes out through Fastify's reply.

@@ -1,10 +1,12 @@
-// The transport of a POST /mcp that carries one ordinary request: a single JSON-RPC request (not
-// initialize, no progress token) whose headers the SDK's streamable HTTP transport would accept.
-// The SDK's Server answers it as on any transport (its JSON-RPC checks, the handlers); what is left
-// out is the web-standard transport's wrapping: a web Request built from Fastify's request, and a
-// web Response built around the answer and read back as text, which cost more than the rest of the
-// MCP layer together (profiled: docs/mcp.md, Speed). Every other POST goes to the SDK's transport,
-// which gives its own answers and refusals.
+// The transport of every POST /mcp that carries one ordinary request: a single JSON-RPC request
+// (tools/call, tools/list or ping; no progress token) with headers the SDK's streamable HTTP
+// transport would accept. All such requests go to one SDK Server, shared by all callers, which
+// answers them as on any transport (its JSON-RPC checks, the handlers), each request carrying its
+// caller. What is left out is a Server built per request, and the web-standard transport's
+// wrapping: a web Request built from Fastify's request, and a web Response built around the answer
+// and read back as text, which cost more than the rest of the MCP layer together (profiled:
+// docs/mcp.md, Speed). Every other POST goes to the SDK's transport, which gives its own answers
+// and refusals.
 
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -16,10 +18,20 @@ import {
   JSONRPCMessageSchema,
   type JSONRPCRequest,
   type JSONRPCResultResponse,
+  type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { McpCaller } from './server.ts';
 
 export type JsonRpcAnswer = JSONRPCResultResponse | JSONRPCErrorResponse;
+
+/**
+ * The methods a server shared by all callers may answer: they read nothing the server keeps about
+ * a client (initialize, for one, records the client's capabilities), so one caller's request
+ * cannot change another's answer. Every other method goes to a server of its own, whose answer
+ * (method not found, mostly) is the SDK's.
+ */
+const SHARED_METHODS = new Set(['tools/call', 'tools/list', 'ping']);
 
 /** The headers of the request as Node gives them (one value, or several). */
 type HeaderValue = string | string[] | undefined;
@@ -27,7 +39,7 @@ type HeaderValue = string | string[] | undefined;
 /**
  * The message, when the SDK's transport would accept this POST and answer it with one JSON
  * answer: both media types accepted, a JSON body, a supported protocol version (or none), one
- * JSON-RPC request that is not initialize. Otherwise undefined, and the SDK's transport decides.
+ * JSON-RPC request of a shared method. Otherwise undefined, and the SDK's transport decides.
  */
 export function oneCallRequest(
   headers: Record<string, HeaderValue>,
@@ -53,48 +65,80 @@ export function oneCallRequest(
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const parsed = JSONRPCMessageSchema.safeParse(body);
   if (!parsed.success || !isJSONRPCRequest(parsed.data) || isInitializeRequest(parsed.data)) return undefined;
+  if (!SHARED_METHODS.has(parsed.data.method)) return undefined;
   if (parsed.data.params?._meta?.progressToken !== undefined) return undefined;
   return parsed.data;
 }
 
 /**
- * Carries one request to a Server and its answer back. Notifications the server sends meanwhile
- * are dropped, as the SDK's transport drops them from a JSON answer (none are sent without a
- * progress token). Closed before the answer (the client went away), it answers undefined.
+ * Carries single requests, from any number of callers at once, to one Server that serves them all,
+ * and each answer back to its caller. Each request is given an id of its own before the server sees
+ * it (a counter, never reused, so two clients' equal ids never meet), the caller is looked up by
+ * that id (callerOf), and the answer gets the client's id back. Notifications the server sends
+ * meanwhile are dropped, as the SDK's transport drops them from a JSON answer (none are sent
+ * without a progress token).
  */
 export class OneCallTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  readonly answer: Promise<JsonRpcAnswer | undefined>;
-  #settle!: (answer: JsonRpcAnswer | undefined) => void;
-  #closed = false;
-
-  readonly #request: JSONRPCRequest;
-
-  constructor(request: JSONRPCRequest) {
-    this.#request = request;
-    this.answer = new Promise((resolve) => {
-      this.#settle = resolve;
-    });
-  }
+  #lastId = 0;
+  readonly #pending = new Map<number, Pending>();
 
   async start(): Promise<void> {}
 
-  /** Hands the request to the server: call after connecting it. */
-  deliver(): void {
-    this.onmessage?.(this.#request);
+  /**
+   * Hands a request to the server. The answer is undefined when the call was cancelled (the
+   * client went away): the server's handler is aborted through MCP's own cancellation.
+   */
+  call(
+    request: JSONRPCRequest,
+    caller: McpCaller,
+  ): { answer: Promise<JsonRpcAnswer | undefined>; cancel(): void } {
+    const id = ++this.#lastId;
+    let settle!: (answer: JsonRpcAnswer | undefined) => void;
+    const answer = new Promise<JsonRpcAnswer | undefined>((resolve) => {
+      settle = resolve;
+    });
+    this.#pending.set(id, { clientId: request.id, caller, settle });
+    this.onmessage?.({ ...request, id });
+    const cancel = () => {
+      if (!this.#pending.delete(id)) return;
+      settle(undefined);
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: id, reason: 'The client went away.' },
+      });
+    };
+    return { answer, cancel };
+  }
+
+  /** The caller of a request the server is handling (undefined once answered or cancelled). */
+  callerOf(id: RequestId): McpCaller | undefined {
+    return typeof id === 'number' ? this.#pending.get(id)?.caller : undefined;
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
     // A message without a method is a response (JSON-RPC's shapes; the server sends only valid ones).
-    if (!('method' in message)) this.#settle(message as JsonRpcAnswer);
+    if ('method' in message) return;
+    const answer = message as JsonRpcAnswer;
+    if (typeof answer.id !== 'number') return;
+    const pending = this.#pending.get(answer.id);
+    if (pending === undefined) return;
+    this.#pending.delete(answer.id);
+    pending.settle({ ...answer, id: pending.clientId });
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#settle(undefined);
+    for (const pending of this.#pending.values()) pending.settle(undefined);
+    this.#pending.clear();
     this.onclose?.();
   }
+}
+
+interface Pending {
+  clientId: RequestId;
+  caller: McpCaller;
+  settle: (answer: JsonRpcAnswer | undefined) => void;
 }

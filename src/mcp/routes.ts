@@ -3,11 +3,11 @@
 // dw_...; a read key gets the read tools, an admin key all; an ingest key none, so it is refused
 // with 403), before the SDK sees it: an unauthenticated initialize gets the API's 401 error body.
 //
-// Stateless: each POST gets a server and transport of its own, built for its key, and nothing is
-// kept between requests (a single ordinary request goes through one-call-transport.ts, the rest
-// through the SDK's web-standard transport), so any process behind a load balancer can answer any request. GET (a
-// stream for server-initiated messages) and DELETE (ending a session) have no meaning without
-// sessions and answer 405, as the MCP transport specification asks.
+// Stateless: nothing of a request is kept after its answer. A single ordinary request goes to one
+// server shared by all callers (one-call-transport.ts: each request carries its caller); any other
+// POST gets a server and the SDK's web-standard transport of its own, built for its key. So any
+// process behind a load balancer can answer any request. GET (a stream for server-initiated
+// messages) and DELETE (ending a session) have no meaning without sessions and answer 405, as the MCP transport specification asks.
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
@@ -39,6 +39,16 @@ export function registerMcpRoutes(app: App, context: AppContext, options: McpRou
     logFault: (error, requestId) => app.log.error({ err: error, reqId: requestId }, 'MCP tool call failed'),
   };
   const authenticated = async (request: FastifyRequest) => authenticate(context.db, request);
+  // The server for single requests, shared by all callers (one-call-transport.ts): connected once.
+  const oneCall = (async () => {
+    const transport = new OneCallTransport();
+    const server = createMcpServer(deps, (id) => transport.callerOf(id));
+    await server.connect(transport);
+    return { server, transport };
+  })();
+  app.addHook('onClose', async () => {
+    await (await oneCall).server.close();
+  });
 
   app.post(
     MCP_PATH,
@@ -70,26 +80,24 @@ export function registerMcpRoutes(app: App, context: AppContext, options: McpRou
         throw httpErrors.invalid_json('The body is empty; send a JSON-RPC message of MCP.');
       }
       const key = request.apiKey!;
-      const server = createMcpServer(deps, {
-        scope: key.scope,
-        projectId: key.projectId,
-        requestId: request.id,
-      });
+      const caller = { scope: key.scope, projectId: key.projectId, requestId: request.id };
       // Closing a server whose answer is complete would only build the SDK's "connection closed"
-      // error (a stack trace per request), so only a client gone before its answer closes it, which
-      // aborts the tool call (create_job's wait stops).
-      reply.raw.on('close', () => {
-        if (!reply.raw.writableFinished) void server.close();
-      });
+      // error (a stack trace per request), so only a client gone before its answer cancels its call,
+      // which aborts the tool (create_job's wait stops).
       const single = oneCallRequest(request.headers, request.body);
       if (single !== undefined) {
-        const transport = new OneCallTransport(single);
-        await server.connect(transport);
-        transport.deliver();
-        const answer = await transport.answer;
+        const call = (await oneCall).transport.call(single, caller);
+        reply.raw.on('close', () => {
+          if (!reply.raw.writableFinished) call.cancel();
+        });
+        const answer = await call.answer;
         if (answer === undefined) return reply; // the client is gone
         return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(answer));
       }
+      const server = createMcpServer(deps, caller);
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) void server.close();
+      });
       // One JSON answer unless the client asked for progress (create_job's wait reports it), which
       // needs an event stream: a stream costs more per request, and most calls are quick reads.
       const transport = new WebStandardStreamableHTTPServerTransport({

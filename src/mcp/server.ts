@@ -1,7 +1,8 @@
-// The docwright MCP server for one caller: the tools its key's scope allows, acting on its key's
-// project. Built on the SDK's low-level Server rather than McpServer because the tools' schemas
-// are JSON Schema from the contract (TypeBox), not zod; arguments are checked here with the same
-// rules as the HTTP API's bodies (tool-arguments.ts).
+// The docwright MCP server: for each request, the tools its caller's key scope allows, acting on
+// the key's project (one caller per server, or many: one-call-transport.ts). Built on the SDK's
+// low-level Server rather than McpServer because the tools' schemas are JSON Schema from the
+// contract (TypeBox), not zod; arguments are checked here with the same rules as the HTTP API's
+// bodies (tool-arguments.ts).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -9,6 +10,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  type RequestId,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
@@ -74,7 +76,20 @@ const LISTED: Record<KeyScope, Tool[]> = {
  */
 const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
 
-export function createMcpServer(deps: McpDependencies, caller: McpCaller): Server {
+/**
+ * Who made a request, by the request's id: for a server that serves many callers (the one-call
+ * transport's). Undefined once the request is answered or cancelled.
+ */
+export type CallerOf = (requestId: RequestId) => McpCaller | undefined;
+
+/** A server for one caller, or for many when given how to find each request's caller. */
+export function createMcpServer(deps: McpDependencies, callers: McpCaller | CallerOf): Server {
+  const callerOf = (requestId: RequestId): McpCaller => {
+    const caller = typeof callers === 'function' ? callers(requestId) : callers;
+    // Only a request cancelled before its handler ran has no caller; its answer is not sent.
+    if (caller === undefined) throw new McpError(ErrorCode.ConnectionClosed, 'The request was cancelled.');
+    return caller;
+  };
   const server = new Server(
     { name: 'docwright', title: 'docwright', version: packageJson.version },
     {
@@ -83,8 +98,11 @@ export function createMcpServer(deps: McpDependencies, caller: McpCaller): Serve
       jsonSchemaValidator: SHARED_VALIDATOR,
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: LISTED[caller.scope] }));
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
+    tools: LISTED[callerOf(extra.requestId).scope],
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const caller = callerOf(extra.requestId);
     const { name, arguments: given } = request.params;
     const tool = TOOLS_BY_NAME.get(name);
     // An unknown name is a protocol error (MCP's rule); everything after it is the tool's.

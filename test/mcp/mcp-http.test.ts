@@ -361,6 +361,49 @@ await forEachBackend('MCP over streamable HTTP', ({ db }) => {
     await admin.callTool({ name: 'cancel_job', arguments: { jobId: first.id } });
   });
 
+  test('concurrent calls of two projects and two scopes each act for their own key', async () => {
+    // Single calls share one server (one-call-transport.ts): each must carry its own caller.
+    const mine = resultValue<{ id: string }>(
+      await admin.callTool({ name: 'create_job', arguments: { prompt: 'Mine alone' } }),
+    );
+    const post = async (key: string, name: string) => {
+      const res = await fetch(new URL('/mcp', baseUrl), {
+        method: 'POST',
+        headers: {
+          ...bearer(key),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name, arguments: { jobId: mine.id } },
+        }),
+      });
+      const body = (await res.json()) as { id: number; result: unknown };
+      assert.equal(body.id, 7);
+      return body.result;
+    };
+    const kinds = ['own read', 'other project', 'read key cancels'] as const;
+    const asked = Array.from({ length: 30 }, (_, i) => kinds[i % kinds.length]!);
+    const answers = await Promise.all(
+      asked.map((kind) =>
+        kind === 'own read'
+          ? post(seeded.readKey, 'get_job')
+          : kind === 'other project'
+            ? post(other.adminKey, 'get_job')
+            : post(seeded.readKey, 'cancel_job'),
+      ),
+    );
+    answers.forEach((answer, i) => {
+      if (asked[i] === 'own read') assert.equal(resultValue<{ id: string }>(answer).id, mine.id);
+      if (asked[i] === 'other project') assert.equal(errorOf(answer).code, 'job_not_found');
+      if (asked[i] === 'read key cancels') assert.equal(errorOf(answer).code, 'insufficient_scope');
+    });
+    await admin.callTool({ name: 'cancel_job', arguments: { jobId: mine.id } });
+  });
+
   test("a key never reaches another project's job", async () => {
     const theirs = resultValue<{ id: string }>(
       await (await httpClient(baseUrl, other.adminKey)).callTool({

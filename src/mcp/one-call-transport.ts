@@ -11,7 +11,6 @@
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  isInitializeRequest,
   isJSONRPCRequest,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
@@ -63,9 +62,11 @@ export function oneCallRequest(
     return undefined;
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  // The method first: a look-up, where the SDK's schemas below are zod parses.
+  const method = (body as { method?: unknown }).method;
+  if (typeof method !== 'string' || !SHARED_METHODS.has(method)) return undefined;
   const parsed = JSONRPCMessageSchema.safeParse(body);
-  if (!parsed.success || !isJSONRPCRequest(parsed.data) || isInitializeRequest(parsed.data)) return undefined;
-  if (!SHARED_METHODS.has(parsed.data.method)) return undefined;
+  if (!parsed.success || !isJSONRPCRequest(parsed.data)) return undefined;
   if (parsed.data.params?._meta?.progressToken !== undefined) return undefined;
   return parsed.data;
 }

@@ -7,7 +7,8 @@
 // server shared by all callers (one-call-transport.ts: each request carries its caller); any other
 // POST gets a server and the SDK's web-standard transport of its own, built for its key. So any
 // process behind a load balancer can answer any request. GET (a stream for server-initiated
-// messages) and DELETE (ending a session) have no meaning without sessions and answer 405, as the MCP transport specification asks.
+// messages) and DELETE (ending a session) have no meaning without sessions and answer 405, as the
+// MCP transport specification asks.
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';

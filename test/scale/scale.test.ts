@@ -246,6 +246,17 @@ describe('two API processes and two workers on one PostgreSQL', { timeout: 280_0
     );
     const killed = await victim.stop('SIGKILL');
     assert.equal(killed.signal, 'SIGKILL');
+    // A job the victim finished between that look and the kill was not lost; ask again now that it
+    // cannot move: the jobs it still held when it died are the ones that must go to the survivor.
+    const heldAtDeath = (
+      await db.query<{ id: string }>(`SELECT id FROM jobs WHERE status = 'active' AND lease_owner = $1`, [
+        victim.workerId,
+      ])
+    ).map((r) => r.id);
+    assert.ok(
+      heldAtDeath.length > 0,
+      `the victim finished all ${held.length} jobs it held before the kill landed`,
+    );
 
     await eventually(
       'every job to end',
@@ -295,7 +306,7 @@ describe('two API processes and two workers on one PostgreSQL', { timeout: 280_0
     }
 
     // The killed worker's jobs went to attempt 2 on the survivor.
-    for (const id of held) {
+    for (const id of heldAtDeath) {
       const starts = await db.query<{ data: { attempt: number; worker: string } }>(
         `SELECT data FROM job_events WHERE job_id = $1 AND type = 'started' ORDER BY id`,
         [id],
@@ -348,7 +359,7 @@ describe('two API processes and two workers on one PostgreSQL', { timeout: 280_0
     const mine = lastStarts.filter((r) => r.worker === survivor.workerId);
     const metrics = parseExposition(await (await fetch(metricsUrl)).text());
     t.diagnostic(
-      `${JOBS} jobs in ${((Date.now() - startedAt) / 1000).toFixed(1)} s; killed worker held ${held.length}; survivor finished ${mine.length}`,
+      `${JOBS} jobs in ${((Date.now() - startedAt) / 1000).toFixed(1)} s; killed worker held ${heldAtDeath.length}; survivor finished ${mine.length}`,
     );
     assert.equal(
       metrics.value('docwright_jobs_finished_total', { status: 'completed', code: '' }),

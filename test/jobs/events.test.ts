@@ -394,8 +394,7 @@ await forEachBackend('job events stream', ({ db, backend }) => {
         return completed(null);
       });
       const running = await newJob('json running');
-      // The worker lists the job as soon as it is claimed, a moment before its 'started' event
-      // is stored: wait for the event itself.
+      // The 'started' event is stored with the claim: once it is there the job is running.
       await waitFor('start', async () => (await storedEvents(running.id)).some((e) => e.type === 'started'));
       const snapshot = await fetch(eventsUrl(running.id, '?format=json'), {
         headers: bearer(seeded.readKey),

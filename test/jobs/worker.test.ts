@@ -173,10 +173,10 @@ await forEachBackend('job worker', ({ db }) => {
     // Another "worker" claims it and dies: nothing renews its 50 ms lease.
     const claimed = await claimNextJob(db(), { owner: 'dead-worker', leaseMs: 50, maxAttempts: 3 });
     assert.equal(claimed?.id, job.id);
-    const attempts: number[] = [];
+    const attempts: number[][] = [];
     const worker = await startWorker(
       async (input) => {
-        attempts.push(input.attempt);
+        attempts.push([input.attempt, input.earlierTries]);
         return completed(null);
       },
       { pollIntervalMs: 100 },
@@ -185,8 +185,20 @@ await forEachBackend('job worker', ({ db }) => {
       const j = await getJob(db(), project.id, job.id);
       return j.status === 'completed' ? j : null;
     });
-    assert.deepEqual(attempts, [2]);
+    // The claim itself recorded the dead try, so the second one knows its branch may hold work.
+    assert.deepEqual(attempts, [[2, 1]]);
     assert.equal(done.prLink, null);
+    const starts = await db().query<{ data: { attempt: number; worker: string } }>(
+      "SELECT data FROM job_events WHERE job_id = $1 AND type = 'started' ORDER BY id",
+      [job.id],
+    );
+    assert.deepEqual(
+      starts.map((s) => [s.data.attempt, s.data.worker]),
+      [
+        [1, 'dead-worker'],
+        [2, worker.id],
+      ],
+    );
     await worker.stop(0);
   });
 

@@ -6,27 +6,34 @@ import type { JobRow } from './queries.ts';
 
 /**
  * Takes the oldest active job that nobody holds (or whose holder's lease ran out) and has tries
- * left. SKIP LOCKED lets many workers claim at once without waiting on each other. The lock is
- * FOR NO KEY UPDATE, the lock the UPDATE itself takes: FOR UPDATE would also conflict with the
- * KEY SHARE lock a row referencing the job takes while it is written (an event, a webhook
- * delivery, an automation run naming its job), and SKIP LOCKED would then pass over a new job
- * until the next poll.
+ * left, and records the try's 'started' event in the same statement: a worker that dies right
+ * after claiming still leaves the try in the job's history, so the next try counts it. SKIP
+ * LOCKED lets many workers claim at once without waiting on each other. The lock is FOR NO KEY
+ * UPDATE, the lock the UPDATE itself takes: FOR UPDATE would also conflict with the KEY SHARE lock
+ * a row referencing the job takes while it is written (an event, a webhook delivery, an
+ * automation run naming its job), and SKIP LOCKED would then pass over a new job until the next
+ * poll.
  */
 export async function claimNextJob(
   db: Queryable,
   w: { owner: string; leaseMs: number; maxAttempts: number },
 ): Promise<JobRow | null> {
   const rows = await db.query<JobRow>(
-    `UPDATE jobs
-        SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond',
-            attempts = attempts + 1, updated_at = now()
-      WHERE id = (
-        SELECT id FROM jobs
-         WHERE status = 'active' AND (lease_expires_at IS NULL OR lease_expires_at < now()) AND attempts < $3
-         ORDER BY created_at, id
-         LIMIT 1
-         FOR NO KEY UPDATE SKIP LOCKED)
-      RETURNING *`,
+    `WITH claimed AS (
+       UPDATE jobs
+          SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond',
+              attempts = attempts + 1, updated_at = now()
+        WHERE id = (
+          SELECT id FROM jobs
+           WHERE status = 'active' AND (lease_expires_at IS NULL OR lease_expires_at < now()) AND attempts < $3
+           ORDER BY created_at, id
+           LIMIT 1
+           FOR NO KEY UPDATE SKIP LOCKED)
+        RETURNING *),
+     started AS (
+       INSERT INTO job_events (job_id, type, data)
+       SELECT id, 'started', jsonb_build_object('attempt', attempts, 'worker', $1::text) FROM claimed)
+     SELECT * FROM claimed`,
     [w.owner, w.leaseMs, w.maxAttempts],
   );
   return rows[0] ?? null;

@@ -225,7 +225,6 @@ export class JobWorker {
     );
     let result: JobRunResult;
     try {
-      await insertEvent(db, job.id, 'started', { attempt: job.attempts, worker: this.id });
       log.info('job started');
       const project = await getProject(db, job.project_id);
       const promptRows = await selectPrompts(db, job.id);

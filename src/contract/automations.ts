@@ -4,7 +4,7 @@
 import { type Static, Type } from 'typebox';
 import { MAX_PROMPT_LENGTH } from './jobs.ts';
 
-export const AUTOMATION_TRIGGER_TYPES = ['code_change', 'schedule', 'webhook'] as const;
+export const AUTOMATION_TRIGGER_TYPES = ['code_change', 'schedule', 'webhook', 'review_comment'] as const;
 export type AutomationTriggerType = (typeof AUTOMATION_TRIGGER_TYPES)[number];
 export const AUTOMATION_CODE_HOSTS = ['github', 'gitlab', 'gitea'] as const;
 export type AutomationCodeHost = (typeof AUTOMATION_CODE_HOSTS)[number];
@@ -17,9 +17,15 @@ const Timestamp = Type.String({ format: 'date-time' });
 
 export const AutomationTriggerSchema = Type.Object(
   {
-    type: Type.Union([Type.Literal('code_change'), Type.Literal('schedule'), Type.Literal('webhook')], {
-      description: 'code_change, schedule or webhook.',
-    }),
+    type: Type.Union(
+      [
+        Type.Literal('code_change'),
+        Type.Literal('schedule'),
+        Type.Literal('webhook'),
+        Type.Literal('review_comment'),
+      ],
+      { description: 'code_change, schedule, webhook or review_comment.' },
+    ),
     host: Type.Optional(
       Type.Union([Type.Literal('github'), Type.Literal('gitlab'), Type.Literal('gitea')], {
         description: 'code_change: the code host of the watched repository.',
@@ -47,6 +53,12 @@ export const AutomationTriggerSchema = Type.Object(
     labels: Type.Optional(
       Type.Array(Type.String(), {
         description: 'code_change with on: merged_pull_request: only pull requests with one of these labels.',
+      }),
+    ),
+    mention: Type.Optional(
+      Type.String({
+        description:
+          'review_comment: only comments that mention this handle (e.g. @docwright); every comment when left out.',
       }),
     ),
     cron: Type.Optional(Type.String({ description: 'schedule: a 5-field cron expression.' })),
@@ -161,9 +173,15 @@ export const AutomationRunSchema = Type.Object(
   {
     id: Type.String({ description: 'The run identifier (run_...).' }),
     automationId: Type.String(),
-    trigger: Type.Union([Type.Literal('code_change'), Type.Literal('schedule'), Type.Literal('webhook')], {
-      description: 'What fired it.',
-    }),
+    trigger: Type.Union(
+      [
+        Type.Literal('code_change'),
+        Type.Literal('schedule'),
+        Type.Literal('webhook'),
+        Type.Literal('review_comment'),
+      ],
+      { description: 'What fired it.' },
+    ),
     status: Type.Union([Type.Literal('queued'), Type.Literal('started'), Type.Literal('skipped')], {
       description: 'queued → started (jobId set) or skipped (skipReason says why).',
     }),
@@ -171,7 +189,8 @@ export const AutomationRunSchema = Type.Object(
     followedUp: Type.Boolean({ description: 'Grouping: the run became a follow-up on an open job.' }),
     skipReason: Type.Union([Type.String(), Type.Null()]),
     sources: Type.Array(Type.String(), {
-      description: 'code_change: the pull requests or commits it follows (web URLs).',
+      description:
+        'code_change: the pull requests or commits it follows (web URLs); review_comment: the comment (web URL).',
     }),
     dueAt: Timestamp,
     createdAt: Timestamp,

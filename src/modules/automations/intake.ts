@@ -11,6 +11,7 @@ import type { CodeChangeEvent, ReadDelivery } from './hosts/code-change-event.ts
 import { readGitea, verifyGitea } from './hosts/gitea.ts';
 import { readGitHub, verifyGitHub } from './hosts/github.ts';
 import { readGitLab, verifyGitLab } from './hosts/gitlab.ts';
+import { readHostComment } from './hosts/review-comment-hosts.ts';
 import {
   type AutomationRow,
   appendRunEvent,
@@ -25,6 +26,7 @@ import {
   selectEventKeyRun,
   selectGatheringRun,
 } from './queries.ts';
+import { receiveReviewComment } from './review-comment.ts';
 import { newRunId, triggerSecretMatches } from './service.ts';
 
 /**
@@ -199,13 +201,22 @@ export async function receiveCodeHostWebhook(
     // Signed but not JSON (GitHub's form encoding): nothing to read, and no reason to fail the hook.
     return { runs: [], ignored: 'the body is not JSON: set the webhook content type to application/json' };
   }
+  const now = input.now ?? new Date();
+  // Comments on pull requests: the review_comment trigger's (review-comment.ts).
+  const comment = readHostComment(input.host, headers, payload);
+  if (comment !== null) {
+    return receiveReviewComment(
+      db,
+      { projectId: input.projectId, host: input.host, ...comment, now },
+      queueEvent,
+    );
+  }
   const read: ReadDelivery =
     input.host === 'github'
       ? readGitHub(headers, payload)
       : input.host === 'gitlab'
         ? readGitLab(headers, payload)
         : readGitea(headers, payload);
-  const now = input.now ?? new Date();
   return db.transaction(async (tx) => {
     if (
       read.deliveryId !== null &&

@@ -120,6 +120,7 @@ export function normalizeTrigger(trigger: AutomationTrigger): AutomationTrigger 
     code_change: ['type', 'host', 'repository', 'on', 'branches', 'paths', 'labels'],
     schedule: ['type', 'cron', 'timezone'],
     webhook: ['type'],
+    review_comment: ['type', 'mention'],
   };
   for (const key of Object.keys(trigger)) {
     if (!fieldsOf[trigger.type].includes(key)) {
@@ -127,6 +128,14 @@ export function normalizeTrigger(trigger: AutomationTrigger): AutomationTrigger 
     }
   }
   if (trigger.type === 'webhook') return { type: 'webhook' };
+  if (trigger.type === 'review_comment') {
+    if (trigger.mention === undefined) return { type: 'review_comment' };
+    const mention = trigger.mention.trim();
+    if (!/^@?[A-Za-z0-9][A-Za-z0-9_.-]*(\[bot\])?$/.test(mention) || mention.length > MAX_FILTER_CHARS) {
+      invalid('trigger.mention', 'must be a handle such as @docwright (letters, digits, _ . -)');
+    }
+    return { type: 'review_comment', mention: mention.startsWith('@') ? mention : `@${mention}` };
+  }
   if (trigger.type === 'schedule') {
     if (trigger.cron === undefined) invalid('trigger.cron', 'is required for a schedule trigger');
     const timezone = trigger.timezone ?? 'UTC';

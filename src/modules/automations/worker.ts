@@ -13,6 +13,8 @@ import { AppError } from '../../errors/app-error.ts';
 import { WorkLoop } from '../../runtime/index.ts';
 import type { Logger } from '../../util/logger.ts';
 import { createJob, followUpJob, type JobServiceConfig } from '../jobs/index.ts';
+import { deleteInboundDeliveriesBefore } from './delivery-queries.ts';
+import type { ReviewCommentEvent } from './hosts/review-comment-event.ts';
 import { queueEvent } from './intake.ts';
 import { runPrompt } from './prompt.ts';
 import {
@@ -30,12 +32,24 @@ import {
   selectOpenJobs,
   updateNextRunAt,
 } from './queries.ts';
+import { reviewCommentDecision } from './review-comment.ts';
+import { type ReadBranchLines, reviewCommentPrompt } from './review-comment-prompt.ts';
+import type { CommentedJob } from './review-comment-queries.ts';
 import { nextDueTime } from './schedule.ts';
 
 export const AUTOMATIONS_CHANNEL = 'docwright_automations';
 
 /** How long a run waits for the open job it would follow up (grouping) to end before looking again. */
 const WAIT_FOR_ACTIVE_JOB_MS = 30_000;
+
+/**
+ * Code hosts' delivery ids are kept this long (GitHub, GitLab and Gitea redeliver within days),
+ * then pruned by the worker, at most once per PRUNE_INTERVAL_MS, PRUNE_BATCH rows per statement.
+ */
+export const DELIVERY_RETENTION_MS = 7 * 24 * 3_600_000;
+const PRUNE_INTERVAL_MS = 3_600_000;
+const PRUNE_BATCH = 1_000;
+const PRUNE_MAX_BATCHES = 20;
 
 export interface AutomationWorkerOptions {
   db: Database;
@@ -49,12 +63,18 @@ export interface AutomationWorkerOptions {
   pollIntervalMs?: number;
   /** Told each job a run created or followed up (a worker in this process starts it at once). */
   onJobQueued?: (jobId: string) => void;
+  /**
+   * Reads the commented lines of a file on a job's branch for a review_comment follow-up (through
+   * the git mirror; src/main passes it). Without it the prompt names the lines without quoting them.
+   */
+  readBranchLines?: ReadBranchLines;
 }
 
 export class AutomationWorker {
-  readonly #options: Required<Omit<AutomationWorkerOptions, 'onJobQueued'>> &
-    Pick<AutomationWorkerOptions, 'onJobQueued'>;
+  readonly #options: Required<Omit<AutomationWorkerOptions, 'onJobQueued' | 'readBranchLines'>> &
+    Pick<AutomationWorkerOptions, 'onJobQueued' | 'readBranchLines'>;
   readonly #loop: WorkLoop<RunRow>;
+  #prunedAt = 0;
 
   constructor(options: AutomationWorkerOptions) {
     this.#options = {
@@ -69,7 +89,10 @@ export class AutomationWorker {
       concurrency: this.#options.concurrency,
       pollIntervalMs: this.#options.pollIntervalMs,
       notifications: { source: db, channel: AUTOMATIONS_CHANNEL },
-      beforeClaim: () => this.fireDueSchedules().then(() => {}),
+      beforeClaim: async () => {
+        await this.fireDueSchedules();
+        await this.#pruneDeliveriesNowAndThen();
+      },
       // One run per claim: two runs of one automation checked at once could both pass its caps.
       claimBatch: 1,
       claim: (limit) => claimDueRuns(db, this.#options.now(), limit, leaseMs),
@@ -100,6 +123,33 @@ export class AutomationWorker {
   /** Look for due runs and schedules now (tests call it after moving the clock). */
   wake(): void {
     this.#loop.wake();
+  }
+
+  /**
+   * Deletes the delivery ids received more than DELIVERY_RETENTION_MS ago, in batches; returns
+   * how many went. The worker calls it at most once an hour.
+   */
+  async pruneDeliveries(): Promise<number> {
+    const before = new Date(this.#options.now().getTime() - DELIVERY_RETENTION_MS);
+    let total = 0;
+    for (let i = 0; i < PRUNE_MAX_BATCHES; i++) {
+      const deleted = await deleteInboundDeliveriesBefore(this.#options.db, before, PRUNE_BATCH);
+      total += deleted;
+      if (deleted < PRUNE_BATCH) break;
+    }
+    return total;
+  }
+
+  async #pruneDeliveriesNowAndThen(): Promise<void> {
+    const at = this.#options.now().getTime();
+    if (at - this.#prunedAt < PRUNE_INTERVAL_MS) return;
+    this.#prunedAt = at;
+    try {
+      const deleted = await this.pruneDeliveries();
+      if (deleted > 0) this.#options.logger.info({ deleted }, 'pruned old webhook delivery ids');
+    } catch (error) {
+      this.#options.logger.warn({ err: error }, 'could not prune old webhook delivery ids');
+    }
   }
 
   /** Queues one run for each schedule due now and moves it to its next time; returns the runs. */
@@ -148,6 +198,22 @@ export class AutomationWorker {
           `daily run cap reached: ${startedToday} runs started today (UTC), cap ${automation.limits.dailyRunCap}`,
         );
       }
+      if (current.trigger_type === 'review_comment') {
+        const review = await reviewCommentDecision(tx, automation, current);
+        if (review.kind === 'skip') return skip(review.reason);
+        if (review.kind === 'wait') {
+          await deferRun(tx, run.id, new Date(now.getTime() + WAIT_FOR_ACTIVE_JOB_MS));
+          return { kind: 'deferred' as const, reason: review.reason };
+        }
+        return {
+          kind: 'review' as const,
+          jobId: review.job.id,
+          job: review.job,
+          event: review.event,
+          automation,
+          projectId: automation.project_id,
+        };
+      }
       const open = await selectOpenJobs(tx, automation.id);
       const prompt = runPrompt(automation, current);
       if (automation.limits.grouping && open.length > 0) {
@@ -174,23 +240,27 @@ export class AutomationWorker {
     // after. A crash between the two leaves the run queued: its next try finds the same job
     // through the idempotency key, so it never makes two.
     try {
+      const prompt =
+        decision.kind === 'review'
+          ? await this.#reviewPrompt(run, decision.automation, decision.job, decision.event)
+          : decision.prompt;
       const job =
         decision.kind === 'create'
           ? (
               await createJob(db, this.#options.jobs, {
                 projectId: decision.projectId,
-                prompt: decision.prompt,
+                prompt,
                 idempotencyKey: `automation-run:${run.id}`,
               })
             ).job
           : await followUpJob(db, this.#options.jobs, {
               projectId: decision.projectId,
               id: decision.jobId,
-              prompt: decision.prompt,
+              prompt,
             });
-      await markRunStarted(db, run.id, job.id, decision.kind === 'follow-up', this.#options.now());
+      await markRunStarted(db, run.id, job.id, decision.kind !== 'create', this.#options.now());
       if (job.status === 'active') this.#options.onJobQueued?.(job.id);
-      log.info({ jobId: job.id, followUp: decision.kind === 'follow-up' }, 'automation run started a job');
+      log.info({ jobId: job.id, followUp: decision.kind !== 'create' }, 'automation run started a job');
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const retryAfterS = Number(error.headers['retry-after'] ?? 0);
@@ -203,5 +273,20 @@ export class AutomationWorker {
       await markRunSkipped(db, run.id, `the job could not be started: ${error.message}`);
       log.warn({ code: error.code }, 'automation run skipped');
     }
+  }
+
+  #reviewPrompt(
+    run: RunRow,
+    automation: Parameters<typeof reviewCommentPrompt>[1]['automation'],
+    job: CommentedJob,
+    event: ReviewCommentEvent,
+  ): Promise<string> {
+    return reviewCommentPrompt(this.#options.db, {
+      automation,
+      run,
+      job,
+      event,
+      ...(this.#options.readBranchLines ? { readLines: this.#options.readBranchLines } : {}),
+    });
   }
 }

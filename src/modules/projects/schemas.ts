@@ -69,6 +69,14 @@ export const ProjectSettingsSchema = Type.Object(
         description: "The App's installation id on the repository's owner.",
       }),
     ),
+    codeHostBotLogin: Type.Optional(
+      Type.String({
+        pattern: '^@?[A-Za-z0-9][A-Za-z0-9_.-]*(\\[bot\\])?$',
+        maxLength: 200,
+        description:
+          "The code-host account docwright acts as (the token's user, or a GitHub App's <slug>[bot]): its comments on docwright's pull requests start no review_comment run.",
+      }),
+    ),
     allowedOrigins: Type.Optional(
       // scheme://host[:port] only: no user, path, query or fragment (collect/origins.ts).
       Type.Array(Type.String({ pattern: '^https?://[^\\s/?#@\\\\]+$' }), {

@@ -29,12 +29,8 @@ export const SERVE_EXTENSIONS: ServeExtension[] = [
     // Turns automation runs into jobs and fires schedules; safe with several (runs are claimed).
     name: 'automation worker',
     async start({ db, config, logger }) {
-      const { AutomationWorker } = await import('../modules/automations/index.ts');
-      const worker = new AutomationWorker({
-        db,
-        logger: logger.child({ component: 'automations' }),
-        jobs: { jobRateLimitPerHour: config.jobRateLimitPerHour, defaultModel: config.defaultModel },
-      });
+      const { createAutomationWorker } = await import('./automation-worker.ts');
+      const worker = createAutomationWorker(db, config, logger);
       await worker.start();
       return { close: () => worker.stop() };
     },

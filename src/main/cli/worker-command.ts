@@ -1,5 +1,6 @@
-// `docwright worker`: runs agent jobs without serving HTTP, so jobs can run on other machines than
-// the API. Any number of workers may share one PostgreSQL database.
+// `docwright worker`: runs agent jobs, and the automation worker that turns automation runs into
+// jobs, without serving HTTP, so jobs can run on other machines than the API. Any number of
+// workers may share one PostgreSQL database.
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.ts';
 import { withSecretKey } from '../../config/secret-key-file.ts';
@@ -14,7 +15,9 @@ import { closeOnSignals } from '../shutdown.ts';
 export function registerWorkerCommand(program: Command): void {
   program
     .command('worker')
-    .description('run agent jobs (no HTTP API); several workers may share one PostgreSQL database')
+    .description(
+      'run agent jobs and automation runs (no HTTP API); several workers may share one PostgreSQL database',
+    )
     .addHelpText(
       'after',
       '\nConfigured by environment variables (see "docwright --help"): DOCWRIGHT_WORKER_CONCURRENCY,\n' +
@@ -22,6 +25,7 @@ export function registerWorkerCommand(program: Command): void {
         'DOCWRIGHT_METRICS_PORT to serve GET /metrics (Prometheus) on HOST:DOCWRIGHT_METRICS_PORT.\n' +
         'On the embedded database, docwright serve already runs a worker; this command is for PostgreSQL\n' +
         '(set DOCWRIGHT_WORKER=false on the API processes to keep jobs off them).\n' +
+        'It also runs the automation worker (automation runs into jobs, schedules), as docwright serve does.\n' +
         'Stops gracefully on SIGTERM or SIGINT: running jobs get 10 s to finish, then go back to the queue.\n\n' +
         'Example:\n  DATABASE_URL=postgres://... DOCWRIGHT_SECRET_KEY=... docwright worker',
     )
@@ -33,6 +37,8 @@ export function registerWorkerCommand(program: Command): void {
       const { createJobWorker, WORKER_STOP_GRACE_MS } = await import('../job-worker.ts');
       const metrics = createMetrics({ processMetrics: true });
       const worker = createJobWorker(opened.db, config, logger, metrics);
+      const { createAutomationWorker } = await import('../automation-worker.ts');
+      const automations = createAutomationWorker(opened.db, config, logger, () => worker.nudge());
       let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
       // The worker runs until it is stopped. Its poll timer does not hold the process open, and
       // while the database is away no connection does either: without this, an outage would
@@ -41,6 +47,7 @@ export function registerWorkerCommand(program: Command): void {
       closeOnSignals(async () => {
         clearInterval(keepAlive);
         try {
+          await automations.stop();
           await worker.stop(WORKER_STOP_GRACE_MS);
           await metricsServer?.close();
         } finally {
@@ -48,6 +55,7 @@ export function registerWorkerCommand(program: Command): void {
         }
       }, logger);
       await worker.start();
+      await automations.start();
       if (config.metrics.workerPort !== null) {
         addDatabaseGauges(metrics, opened.db);
         metricsServer = await startMetricsServer({
@@ -61,6 +69,7 @@ export function registerWorkerCommand(program: Command): void {
         {
           worker: worker.id,
           concurrency: config.worker.concurrency,
+          automations: true,
           database: opened.lock ? 'pglite' : 'postgres',
           ...(metricsServer ? { metrics: `${metricsServer.url}/metrics` } : {}),
         },

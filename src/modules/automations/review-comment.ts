@@ -37,7 +37,6 @@ export function repositoryPathOf(url: string): string {
   }
 }
 
-
 /** The job of this project whose pull request the comment is on, or null. */
 async function jobOfComment(
   tx: Queryable,

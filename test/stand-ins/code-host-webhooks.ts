@@ -1,6 +1,9 @@
 // The code hosts' side of their webhooks to docwright: each host's headers, signed the way that
 // host signs (GitHub through @octokit/webhooks' own sign, Gitea's hex HMAC, GitLab's token), sent
-// over real HTTP to a running docwright (or through inject for route tests).
+// over real HTTP to a running docwright (or through inject for route tests). Payloads: merges
+// (GitLab's Merge Request Hook, Gitea's pull_request) and comments on pull requests (GitLab's
+// Note Hook, Gitea's issue_comment and review payloads, built from the hosts' webhook docs and
+// Gitea's api.IssueCommentPayload / api.PullRequestPayload); GitHub's come from the GitHub fake.
 import { createHmac, randomUUID } from 'node:crypto';
 import { Webhooks } from '@octokit/webhooks';
 
@@ -51,6 +54,7 @@ export function giteaDelivery(
   event: string,
   payload: unknown,
   deliveryId: string = randomUUID(),
+  eventType: string = event,
 ): SignedDelivery {
   const body = JSON.stringify(payload);
   return {
@@ -59,6 +63,7 @@ export function giteaDelivery(
       'content-type': 'application/json',
       'user-agent': 'Go-http-client/fake',
       'x-gitea-event': event,
+      'x-gitea-event-type': eventType,
       'x-gitea-delivery': deliveryId,
       'x-gitea-signature': createHmac('sha256', secret).update(body).digest('hex'),
     },
@@ -121,5 +126,163 @@ export function giteaMergePayload(input: {
     },
     repository: { full_name: input.fullName },
     sender: { login: 'contributor' },
+  };
+}
+
+/**
+ * GitLab's Note Hook for a comment on a merge request (GitLab's webhook events documentation,
+ * "Comment events", merge request comment): with `line`, a note on the diff (a DiffNote) whose
+ * position names the file and the line, or with `startLine` a line_range.
+ */
+export function gitlabNotePayload(input: {
+  path: string;
+  webUrl: string;
+  iid: number;
+  sourceBranch: string;
+  noteId: number;
+  note: string;
+  author?: string;
+  discussionId?: string;
+  file?: { path: string; line: number; startLine?: number };
+}): Record<string, unknown> {
+  const mrUrl = `${input.webUrl}/${input.path}/-/merge_requests/${input.iid}`;
+  const point = (line: number) => ({
+    line_code: `abc_${line}_${line}`,
+    type: 'new',
+    old_line: null,
+    new_line: line,
+  });
+  const position =
+    input.file === undefined
+      ? null
+      : {
+          base_sha: 'a'.repeat(40),
+          start_sha: 'a'.repeat(40),
+          head_sha: 'b'.repeat(40),
+          old_path: input.file.path,
+          new_path: input.file.path,
+          position_type: 'text',
+          old_line: null,
+          new_line: input.file.line,
+          line_range:
+            input.file.startLine === undefined
+              ? null
+              : { start: point(input.file.startLine), end: point(input.file.line) },
+        };
+  return {
+    object_kind: 'note',
+    event_type: 'note',
+    user: { id: 3, name: 'Reviewer', username: input.author ?? 'reviewer', avatar_url: null },
+    project_id: 7,
+    project: {
+      id: 7,
+      name: input.path.split('/').at(-1),
+      web_url: `${input.webUrl}/${input.path}`,
+      path_with_namespace: input.path,
+      default_branch: 'main',
+    },
+    object_attributes: {
+      id: input.noteId,
+      note: input.note,
+      noteable_type: 'MergeRequest',
+      author_id: 3,
+      created_at: '2026-01-01 10:00:00 UTC',
+      updated_at: '2026-01-01 10:00:00 UTC',
+      project_id: 7,
+      noteable_id: 70 + input.iid,
+      system: false,
+      action: 'create',
+      discussion_id: input.discussionId ?? `d${input.noteId}`,
+      type: position === null ? null : 'DiffNote',
+      position,
+      url: `${mrUrl}#note_${input.noteId}`,
+    },
+    merge_request: {
+      id: 70 + input.iid,
+      iid: input.iid,
+      source_branch: input.sourceBranch,
+      target_branch: 'main',
+      source_project_id: 7,
+      target_project_id: 7,
+      state: 'opened',
+      title: 'Docs change',
+      url: mrUrl,
+    },
+  };
+}
+
+/**
+ * Gitea's issue_comment payload (an IssueCommentPayload) for a comment on a pull request's
+ * conversation: is_pull true, the issue with its pull_request part.
+ */
+export function giteaCommentPayload(input: {
+  fullName: string;
+  webUrl: string;
+  number: number;
+  commentId: number;
+  body: string;
+  author?: string;
+}): Record<string, unknown> {
+  const pullUrl = `${input.webUrl}/${input.fullName}/pulls/${input.number}`;
+  const user = { id: 3, login: input.author ?? 'reviewer', full_name: '', email: 'r@example.invalid' };
+  return {
+    action: 'created',
+    issue: {
+      id: 900 + input.number,
+      url: `${input.webUrl}/api/v1/repos/${input.fullName}/issues/${input.number}`,
+      html_url: pullUrl,
+      number: input.number,
+      user: { id: 7, login: 'docwright-bot' },
+      title: 'Docs change',
+      body: '',
+      state: 'open',
+      pull_request: { merged: false, merged_at: null, html_url: pullUrl },
+    },
+    comment: {
+      id: input.commentId,
+      html_url: `${pullUrl}#issuecomment-${input.commentId}`,
+      pull_request_url: pullUrl,
+      issue_url: '',
+      user,
+      body: input.body,
+      created_at: '2026-01-01T10:00:00Z',
+      updated_at: '2026-01-01T10:00:00Z',
+    },
+    repository: { id: 5, full_name: input.fullName, html_url: `${input.webUrl}/${input.fullName}` },
+    sender: user,
+    is_pull: true,
+  };
+}
+
+/**
+ * Gitea's payload for a submitted review with a comment (X-Gitea-Event pull_request_comment,
+ * X-Gitea-Event-Type pull_request_review_comment): a PullRequestPayload with action reviewed and
+ * review.content.
+ */
+export function giteaReviewPayload(input: {
+  fullName: string;
+  webUrl: string;
+  number: number;
+  head: string;
+  content: string;
+  author?: string;
+}): Record<string, unknown> {
+  const user = { id: 3, login: input.author ?? 'reviewer' };
+  return {
+    action: 'reviewed',
+    number: input.number,
+    pull_request: {
+      id: 900 + input.number,
+      number: input.number,
+      title: 'Docs change',
+      html_url: `${input.webUrl}/${input.fullName}/pulls/${input.number}`,
+      head: { ref: input.head, sha: 'b'.repeat(40) },
+      base: { ref: 'main', sha: 'a'.repeat(40) },
+      merged: false,
+      user: { id: 7, login: 'docwright-bot' },
+    },
+    repository: { id: 5, full_name: input.fullName },
+    sender: user,
+    review: { type: 'pull_request_review_comment', content: input.content },
   };
 }

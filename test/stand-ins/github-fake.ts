@@ -1,7 +1,10 @@
 // A stateful stand-in for the GitHub REST API: repositories with a default branch, branches as the
 // test declares them (pushing is another stand-in's job), pull requests with number, state, draft,
 // title, body, head, base and html_url, token authentication, GitHub App installation tokens, and
-// a record of every request with credentials redacted.
+// a record of every request with credentials redacted. It also writes the webhook payloads GitHub
+// sends for a merged pull request and for comments and reviews on one (pull_request closed,
+// pull_request_review_comment created, issue_comment created, pull_request_review submitted),
+// each checked by the tests against @octokit/webhooks-schemas.
 //
 // Built from GitHub's REST API documentation (docs.github.com/rest: "Pulls" — list with the
 // `head=owner:branch` and `state` filters, create, update; "Repositories" — get; "Apps" — create an
@@ -144,6 +147,31 @@ export class GitHubFake {
     return this.#repo(owner, name).pulls;
   }
 
+  /**
+   * An open pull request as if docwright had opened it through the API (for tests that start from
+   * one without running a job); answers its number.
+   */
+  addOpenPull(owner: string, name: string, input: { title: string; head: string; body?: string }): FakePull {
+    const repo = this.#repo(owner, name);
+    repo.branches.add(input.head);
+    const number = repo.pulls.length + 1;
+    const now = timestamp();
+    const pull: FakePull = {
+      number,
+      state: 'open',
+      draft: false,
+      title: input.title,
+      body: input.body ?? null,
+      head: input.head,
+      base: repo.defaultBranch,
+      html_url: `${this.#webBase()}/${repo.owner}/${repo.name}/pull/${number}`,
+      createdAt: now,
+      updatedAt: now,
+    };
+    repo.pulls.push(pull);
+    return pull;
+  }
+
   /** Marks a pull request closed (as a reviewer would). */
   closePull(owner: string, name: string, number: number): void {
     const pull = this.#repo(owner, name).pulls.find((p) => p.number === number);
@@ -216,6 +244,200 @@ export class GitHubFake {
       pull_request: json,
       repository: webhookRepo,
       sender: user,
+    };
+  }
+
+  /**
+   * A reviewer's comment on lines of an open pull request (or a reply in one of its threads:
+   * inReplyTo names the thread's first comment, as GitHub's in_reply_to_id does); answers the
+   * pull_request_review_comment "created" webhook payload GitHub sends for it.
+   */
+  commentOnPullLines(
+    owner: string,
+    name: string,
+    number: number,
+    input: {
+      body: string;
+      path: string;
+      line: number;
+      startLine?: number;
+      side?: 'LEFT' | 'RIGHT';
+      inReplyTo?: number;
+      author?: string;
+    },
+  ): Record<string, unknown> & { comment: { id: number } } {
+    const { repo, pull, json, webhookRepo } = this.#webhookPull(owner, name, number);
+    const id = this.#nextId++;
+    const api = `${this.#apiBase()}/repos/${repo.owner}/${repo.name}`;
+    const user = this.#userJson(input.author ?? 'reviewer', 43);
+    user.type = 'User';
+    const now = timestamp();
+    const html = `${pull.html_url}#discussion_r${id}`;
+    const comment = {
+      url: `${api}/pulls/comments/${id}`,
+      pull_request_review_id: this.#nextId++,
+      id,
+      node_id: nodeId('PullRequestReviewComment', id),
+      diff_hunk: `@@ -1,3 +1,3 @@\n-${input.path} line\n+${input.path} line`,
+      path: input.path,
+      position: input.line,
+      original_position: input.line,
+      commit_id: SHA,
+      original_commit_id: SHA,
+      user,
+      body: input.body,
+      created_at: now,
+      updated_at: now,
+      html_url: html,
+      pull_request_url: `${api}/pulls/${number}`,
+      author_association: 'COLLABORATOR',
+      _links: {
+        self: { href: `${api}/pulls/comments/${id}` },
+        html: { href: html },
+        pull_request: { href: `${api}/pulls/${number}` },
+      },
+      start_line: input.startLine ?? null,
+      original_start_line: input.startLine ?? null,
+      start_side: input.startLine === undefined ? null : (input.side ?? 'RIGHT'),
+      line: input.line,
+      original_line: input.line,
+      side: input.side ?? 'RIGHT',
+      subject_type: 'line',
+      reactions: reactionsJson(`${api}/pulls/comments/${id}/reactions`),
+      ...(input.inReplyTo === undefined ? {} : { in_reply_to_id: input.inReplyTo }),
+    };
+    return { action: 'created', comment, pull_request: json, repository: webhookRepo, sender: user };
+  }
+
+  /** A comment on an open pull request's conversation; answers the issue_comment "created" payload. */
+  commentOnPull(
+    owner: string,
+    name: string,
+    number: number,
+    input: { body: string; author?: string; viaApp?: { id: number; slug: string } },
+  ): Record<string, unknown> {
+    const { repo, pull, webhookRepo } = this.#webhookPull(owner, name, number);
+    const id = this.#nextId++;
+    const api = `${this.#apiBase()}/repos/${repo.owner}/${repo.name}`;
+    const user = this.#userJson(input.author ?? 'reviewer', 43);
+    user.type = input.viaApp ? 'Bot' : 'User';
+    const now = timestamp();
+    const issue = {
+      url: `${api}/issues/${number}`,
+      repository_url: api,
+      labels_url: `${api}/issues/${number}/labels{/name}`,
+      comments_url: `${api}/issues/${number}/comments`,
+      events_url: `${api}/issues/${number}/events`,
+      html_url: pull.html_url,
+      id: repo.id * 10_000 + number,
+      node_id: nodeId('PullRequest', repo.id * 10_000 + number),
+      number,
+      title: pull.title,
+      user: this.#userJson('docwright-bot', 7),
+      labels: [],
+      state: pull.state,
+      locked: false,
+      assignee: null,
+      assignees: [],
+      milestone: null,
+      comments: 1,
+      created_at: pull.createdAt,
+      updated_at: now,
+      closed_at: null,
+      author_association: 'NONE',
+      active_lock_reason: null,
+      draft: pull.draft,
+      pull_request: {
+        url: `${api}/pulls/${number}`,
+        html_url: pull.html_url,
+        diff_url: `${pull.html_url}.diff`,
+        patch_url: `${pull.html_url}.patch`,
+        merged_at: null,
+      },
+      body: pull.body,
+      reactions: reactionsJson(`${api}/issues/${number}/reactions`),
+      timeline_url: `${api}/issues/${number}/timeline`,
+      performed_via_github_app: null,
+      state_reason: null,
+    };
+    const comment = {
+      url: `${api}/issues/comments/${id}`,
+      html_url: `${pull.html_url}#issuecomment-${id}`,
+      issue_url: `${api}/issues/${number}`,
+      id,
+      node_id: nodeId('IssueComment', id),
+      user,
+      created_at: now,
+      updated_at: now,
+      author_association: 'COLLABORATOR',
+      performed_via_github_app: input.viaApp ? this.#appJson(input.viaApp) : null,
+      body: input.body,
+      reactions: reactionsJson(`${api}/issues/comments/${id}/reactions`),
+    };
+    return { action: 'created', issue, comment, repository: webhookRepo, sender: user };
+  }
+
+  /** A submitted review of an open pull request; answers the pull_request_review "submitted" payload. */
+  reviewPull(
+    owner: string,
+    name: string,
+    number: number,
+    input: { body: string | null; state?: 'commented' | 'changes_requested' | 'approved'; author?: string },
+  ): Record<string, unknown> {
+    const { repo, pull, json, webhookRepo } = this.#webhookPull(owner, name, number);
+    const id = this.#nextId++;
+    const api = `${this.#apiBase()}/repos/${repo.owner}/${repo.name}`;
+    const user = this.#userJson(input.author ?? 'reviewer', 43);
+    user.type = 'User';
+    const html = `${pull.html_url}#pullrequestreview-${id}`;
+    const review = {
+      id,
+      node_id: nodeId('PullRequestReview', id),
+      user,
+      body: input.body,
+      commit_id: SHA,
+      submitted_at: timestamp(),
+      state: input.state ?? 'commented',
+      html_url: html,
+      pull_request_url: `${api}/pulls/${number}`,
+      author_association: 'COLLABORATOR',
+      _links: { html: { href: html }, pull_request: { href: `${api}/pulls/${number}` } },
+    };
+    return { action: 'submitted', review, pull_request: json, repository: webhookRepo, sender: user };
+  }
+
+  /** An open pull request as webhook payloads describe it. */
+  #webhookPull(owner: string, name: string, number: number) {
+    const repo = this.#repo(owner, name);
+    const pull = repo.pulls.find((p) => p.number === number);
+    if (!pull) throw new Error(`The GitHub fake has no pull #${number} in ${owner}/${name}`);
+    // Comment and review payloads describe the pull request without the full answer's counts.
+    const json = this.#pullJson(repo, pull, 'simple');
+    const webhookRepo = {
+      ...this.#repositoryJson(repo),
+      web_commit_signoff_required: false,
+      custom_properties: {},
+    };
+    for (const side of ['head', 'base'] as const) {
+      json[side] = { ...(json[side] as object), repo: webhookRepo };
+    }
+    return { repo, pull, json, webhookRepo };
+  }
+
+  #appJson(app: { id: number; slug: string }) {
+    return {
+      id: app.id,
+      slug: app.slug,
+      node_id: nodeId('App', app.id),
+      owner: this.#userJson('acme', 9),
+      name: app.slug,
+      description: null,
+      external_url: `${this.#webBase()}/apps/${app.slug}`,
+      html_url: `${this.#webBase()}/apps/${app.slug}`,
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: '2026-01-01T00:00:00Z',
+      permissions: { pull_requests: 'write', contents: 'write' },
+      events: [],
     };
   }
 
@@ -635,6 +857,21 @@ function validationFailed(errors: Array<Record<string, string>>): FakeAnswer {
   return {
     status: 422,
     body: { message: 'Validation Failed', errors, documentation_url: DOCS, status: '422' },
+  };
+}
+
+function reactionsJson(url: string) {
+  return {
+    url,
+    total_count: 0,
+    '+1': 0,
+    '-1': 0,
+    laugh: 0,
+    confused: 0,
+    heart: 0,
+    hooray: 0,
+    eyes: 0,
+    rocket: 0,
   };
 }
 

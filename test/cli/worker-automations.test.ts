@@ -1,6 +1,5 @@
 // `docwright worker` runs the automation worker too: a run queued while no docwright serve is up
-// is turned into a job by a worker process alone (a real child process on PostgreSQL), and a
-// schedule falls due there as well.
+// is turned into a job by a worker process alone (a real child process on PostgreSQL).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';

@@ -20,7 +20,12 @@ import { checkRefName, checkRepositoryUrl } from './workspace/repository-url.ts'
 import { createScrubber, secretsOfAuthorization } from './workspace/scrub.ts';
 
 const MAX_FILE_BYTES = 1024 * 1024;
-const TIMEOUT_MS = 60_000;
+/**
+ * The whole read (credential, waiting for the mirror lock, fetch, read) gives up after this long,
+ * well inside the automation worker's 60 s lease on the run: a run whose lease ran out while its
+ * lines were read could be taken by another worker and followed up twice.
+ */
+const TIMEOUT_MS = 20_000;
 
 export interface BranchLinesInput {
   projectId: string;

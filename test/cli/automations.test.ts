@@ -74,6 +74,19 @@ test('create, list, get, update, runs and delete through the CLI', async () => {
   assert.match(hook.stdout, /secret: {3}dwt_[0-9A-Za-z]{40}/);
   assert.match(hook.stdout, /shown once/);
 
+  const reviews = await cli([
+    'automations',
+    'create',
+    '--name',
+    'Answer reviews',
+    '--review-comments',
+    '@docwright',
+    '--prompt',
+    'Do what {{event.author}} asks',
+  ]);
+  assert.equal(reviews.code, 0, reviews.stderr);
+  assert.match(reviews.stdout, /trigger: {2}review_comment @docwright/);
+
   const weekly = json<Automation>(
     await cli([
       'automations',
@@ -92,7 +105,7 @@ test('create, list, get, update, runs and delete through the CLI', async () => {
   assert.ok(weekly.nextRunAt);
 
   const listed = json<Automation[]>(await cli(['automations', 'list', '--json']));
-  assert.equal(listed.length, 3);
+  assert.equal(listed.length, 4);
   assert.match(
     (await cli(['automations', 'get', weekly.id])).stdout,
     /schedule "0 9 \* \* 1" Europe\/Berlin/,

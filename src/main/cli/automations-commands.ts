@@ -23,6 +23,7 @@ interface DefinitionFlags {
   cron?: string;
   timezone?: string;
   watch?: string;
+  reviewComments?: boolean | string;
   on?: 'merged_pull_request' | 'push';
   branch?: string[];
   path?: string[];
@@ -64,6 +65,10 @@ function addDefinitionOptions(command: Command): Command {
       '--watch <host:owner/name>',
       'trigger: merged pull requests of a repository, e.g. github:acme/engine',
     )
+    .option(
+      '--review-comments [handle]',
+      "trigger: comments on docwright's pull requests as follow-ups (only those mentioning the handle, e.g. @docwright, when given)",
+    )
     .option('--on <event>', 'with --watch: merged_pull_request (default) or push')
     .option('--branch <name>', 'with --watch: a target branch (repeatable; default main)', collect)
     .option('--path <prefix>', 'with --watch --on push: a changed-file prefix (repeatable)', collect)
@@ -84,9 +89,19 @@ function addDefinitionOptions(command: Command): Command {
 
 /** The trigger the flags describe, or undefined when they name none. */
 function triggerOf(flags: DefinitionFlags): AutomationCreateBody['trigger'] | undefined {
-  const chosen = [flags.webhook, flags.cron, flags.watch].filter((f) => f !== undefined && f !== false);
-  if (chosen.length > 1) throw new UsageError('give one trigger: --webhook, --cron or --watch.');
+  const chosen = [flags.webhook, flags.cron, flags.watch, flags.reviewComments].filter(
+    (f) => f !== undefined && f !== false,
+  );
+  if (chosen.length > 1) {
+    throw new UsageError('give one trigger: --webhook, --cron, --watch or --review-comments.');
+  }
   if (flags.webhook) return { type: 'webhook' };
+  if (flags.reviewComments !== undefined && flags.reviewComments !== false) {
+    return {
+      type: 'review_comment',
+      ...(typeof flags.reviewComments === 'string' ? { mention: flags.reviewComments } : {}),
+    };
+  }
   if (flags.cron !== undefined) {
     return { type: 'schedule', cron: flags.cron, ...(flags.timezone ? { timezone: flags.timezone } : {}) };
   }
@@ -118,6 +133,7 @@ function limitsOf(flags: DefinitionFlags): AutomationCreateBody['limits'] {
 function describeTrigger(a: Automation): string {
   const t = a.trigger;
   if (t.type === 'webhook') return `webhook ${a.triggerUrl ?? ''}`;
+  if (t.type === 'review_comment') return `review_comment ${t.mention ?? '(every comment)'}`;
   if (t.type === 'schedule')
     return `schedule "${t.cron}" ${t.timezone ?? 'UTC'} (next ${a.nextRunAt ?? 'never'})`;
   return `code_change ${t.host}:${t.repository} ${t.on ?? 'merged_pull_request'} into ${(t.branches ?? ['main']).join(', ')}`;
@@ -157,7 +173,9 @@ function renderRuns(runs: AutomationRun[]): string {
 export function registerAutomationsCommands(program: Command): void {
   const automations = program
     .command('automations')
-    .description('automations through the API: jobs started by code changes, schedules and trigger URLs')
+    .description(
+      'automations through the API: jobs started by code changes, schedules, trigger URLs and review comments',
+    )
     .addHelpText(
       'after',
       `${ENVIRONMENT_HELP}\n\nExamples:\n` +
@@ -197,7 +215,7 @@ export function registerAutomationsCommands(program: Command): void {
         const trigger = triggerOf(flags);
         if (flags.name === undefined || flags.prompt === undefined || trigger === undefined) {
           throw new UsageError(
-            'create needs --name, --prompt and one trigger (--webhook, --cron or --watch).',
+            'create needs --name, --prompt and one trigger (--webhook, --cron, --watch or --review-comments).',
           );
         }
         const { client, projectId } = settingsOf(flags);

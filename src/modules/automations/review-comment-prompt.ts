@@ -44,7 +44,8 @@ async function linesSection(
   projectId: string,
   readLines: ReadBranchLines | undefined,
 ): Promise<string | null> {
-  if (event.path === null || event.endLine === null) return null;
+  if (event.path === null) return null;
+  if (event.endLine === null) return `The comment is on the file ${event.path} as a whole.`;
   const start = event.startLine ?? event.endLine;
   const range = start === event.endLine ? `line ${start}` : `lines ${start}–${event.endLine}`;
   const where = `${event.path}, ${range}${event.side === 'old' ? ' of the old version (lines the pull request removed)' : ''}`;

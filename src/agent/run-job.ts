@@ -12,7 +12,9 @@ import type { ModelOptions } from '../models/providers.ts';
 import type { JobRunInput, JobRunner, JobRunResult, JobUsage } from '../modules/jobs/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { jobDocsChecks } from './checks/settings.ts';
+import { CodeMirrors } from './code-source/code-mirror.ts';
 import { type AgentLimits, DEFAULT_AGENT_LIMITS, resolveAgentLimits } from './limits.ts';
+import { openCodeSource } from './run/code-source.ts';
 import { readRunCredentials } from './run/credentials.ts';
 import { runModelPhase } from './run/model.ts';
 import { asFailure, cancelledRun, finishedRun } from './run/outcome.ts';
@@ -38,6 +40,8 @@ export interface AgentRunnerOptions {
   >;
   logger: Logger;
   workspaces?: Workspaces;
+  /** The code mirrors the code tools read (<dataDir>/code-repos by default). */
+  codeMirrors?: CodeMirrors;
   /** Builds the code-host adapter; tests point it at their fakes. */
   codeHost?: (options: CodeHostOptions) => CodeHost;
   model?: ModelOptions;
@@ -50,6 +54,7 @@ export interface AgentRunnerOptions {
 
 type RunOptions = AgentRunnerOptions & {
   workspaces: Workspaces;
+  codeMirrors: CodeMirrors;
   makeCodeHost: (options: CodeHostOptions) => CodeHost;
 };
 
@@ -60,8 +65,10 @@ export function createAgentRunner(options: AgentRunnerOptions): JobRunner {
       cacheDir: join(options.config.dataDir, 'repos'),
       worktreesDir: join(options.config.dataDir, 'worktrees'),
     });
+  const codeMirrors =
+    options.codeMirrors ?? new CodeMirrors({ cacheDir: join(options.config.dataDir, 'code-repos') });
   const makeCodeHost = options.codeHost ?? createCodeHost;
-  return (input) => runJob(input, { ...options, workspaces, makeCodeHost });
+  return (input) => runJob(input, { ...options, workspaces, codeMirrors, makeCodeHost });
 }
 
 async function runJob(input: JobRunInput, options: RunOptions): Promise<JobRunResult> {
@@ -75,6 +82,8 @@ async function runJob(input: JobRunInput, options: RunOptions): Promise<JobRunRe
   let workspace: PreparingWorkspace | null = null;
   try {
     const credentials = await readRunCredentials(input, db, config, options.model, options.makeCodeHost);
+    // A code_change automation's job reads the watched code at the run's commit.
+    const code = await openCodeSource(input, db, config, options.codeMirrors, options.makeCodeHost);
 
     // Recorded before anything else happens, so a job lost later still says where its work is.
     const jobBranch = job.branch ?? branchName(prompts[0] ?? prompt, job.id);
@@ -91,6 +100,7 @@ async function runJob(input: JobRunInput, options: RunOptions): Promise<JobRunRe
       model: credentials.model,
       workspace,
       prompt,
+      code,
       denyGlobs: [...DEFAULT_DENY_GLOBS, ...(project.settings.deniedPaths ?? [])],
       limits: resolveAgentLimits(project.settings, options.limits ?? DEFAULT_AGENT_LIMITS),
       streaming: options.streaming ?? false,

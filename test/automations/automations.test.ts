@@ -166,7 +166,10 @@ await forEachBackend('automations', ({ db }) => {
         [{ type: 'schedule', cron: '* * * * * *' }, 'trigger.cron'],
         [{ type: 'schedule', cron: '0 9 * * *', timezone: 'Mars/Olympus' }, 'trigger.timezone'],
         [{ type: 'code_change', host: 'github' }, 'trigger.repository'],
-        [{ type: 'code_change', host: 'github', repository: 'a/b', paths: ['docs/'] }, 'trigger.paths'],
+        [
+          { type: 'code_change', host: 'github', repository: 'a/b', on: 'push', labels: ['docs'] },
+          'trigger.labels',
+        ],
         [{ type: 'webhook', cron: '* * * * *' }, 'trigger.cron'],
       ];
       for (const [trigger, field] of cases) {

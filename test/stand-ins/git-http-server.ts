@@ -13,7 +13,8 @@
 // protected branch.
 //
 // Like a code host, it answers 401 with `WWW-Authenticate: Basic` unless the request carries the
-// configured Authorization header value, and 403 to a push made with a read-only one. It records
+// configured Authorization header value (or, with anonymousRead, none at all: a public
+// repository), and 403 to a push made with a read-only one. It records
 // every request without its headers, so tests can see what git asked for but never the token.
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -58,6 +59,8 @@ export interface GitHttpServerOptions {
    * "remote: ..."), as a careless server might: for testing that clients scrub what they surface.
    */
   reflectAuthorization?: boolean;
+  /** Requests without an Authorization header may read (clone, fetch), as for a public repository. */
+  anonymousRead?: boolean;
 }
 
 export interface GitHttpServer {
@@ -202,7 +205,9 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
       });
 
     const fullAccess = given === options.authorization;
-    const readOnly = options.readOnlyAuthorization !== undefined && given === options.readOnlyAuthorization;
+    const readOnly =
+      (options.readOnlyAuthorization !== undefined && given === options.readOnlyAuthorization) ||
+      (options.anonymousRead === true && given === undefined);
     if (!fullAccess && !readOnly) {
       record(401);
       req.resume();

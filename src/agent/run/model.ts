@@ -13,6 +13,7 @@ import { buildAgentInstructions } from '../instructions.ts';
 import type { AgentLimits } from '../limits.ts';
 import { type AgentOutcome, type AgentStepEvent, runAgent } from '../loop.ts';
 import { type AgentToolbox, createAgentTools, isFailedToolOutput } from '../tools/agent-tools.ts';
+import type { CodeToolSource } from '../tools/code-tools.ts';
 import { repositoryInstructions } from './repository-instructions.ts';
 import type { PreparingWorkspace } from './workspace.ts';
 
@@ -21,6 +22,8 @@ export interface ModelPhaseOptions {
   workspace: PreparingWorkspace;
   /** The prompt to act on now. */
   prompt: string;
+  /** The watched code repository at the automation run's commit: the code tools; null for none. */
+  code?: CodeToolSource | null;
   denyGlobs: readonly string[];
   limits: AgentLimits;
   streaming: boolean;
@@ -50,6 +53,7 @@ export async function runModelPhase(
   const toolbox = await createAgentTools({
     root: workspace.root(),
     denyGlobs,
+    ...(options.code ? { code: options.code } : {}),
     onEvent: (event) => input.event('tool_call', { ...event }).catch(() => {}),
     ...(checks
       ? { checkDocs: async (paths: string[]) => problemsForModel(await checks.run('tool', paths)) }

@@ -6,6 +6,13 @@
 import { jsonSchema, type ToolSet, tool } from 'ai';
 import { GitRunner } from '../workspace/git-runner.ts';
 import { checkDocsTool } from './check-docs.ts';
+import {
+  CODE_TOOL_IMPLEMENTATIONS,
+  type CodeToolContext,
+  type CodeToolName,
+  type CodeToolSource,
+  codeToolDefinitions,
+} from './code-tools.ts';
 import { createFileTool } from './create-file.ts';
 import { deleteFileTool } from './delete-file.ts';
 import { editFileTool } from './edit-file.ts';
@@ -49,6 +56,11 @@ export interface AgentToolsOptions {
   onEvent?: (event: ToolEvent) => void | Promise<void>;
   /** The docs checks for check_docs; without it the tool is not offered. */
   checkDocs?: (paths: string[]) => Promise<string>;
+  /**
+   * The watched code repository at the commit a code_change automation run followed: adds the
+   * read-only code tools (code_list, code_read, code_search). Absent for every other job.
+   */
+  code?: CodeToolSource;
 }
 
 export interface AgentToolbox {
@@ -110,13 +122,22 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
   let queue: Promise<unknown> = Promise.resolve();
   const changedPaths = new Set<string>();
 
+  const codeContext: CodeToolContext | null = options.code
+    ? { source: options.code, git, rules: Guards.rulesOnly(denyGlobs) }
+    : null;
+  const codeTool = (name: string) =>
+    codeContext !== null && Object.hasOwn(CODE_TOOL_IMPLEMENTATIONS, name)
+      ? (input: unknown) => CODE_TOOL_IMPLEMENTATIONS[name as CodeToolName](codeContext, input)
+      : null;
+
   const execute = async (name: string, input: unknown): Promise<ToolResult> => {
-    const implementation = IMPLEMENTATIONS[name as ToolName];
-    if (!implementation) return failure(`There is no tool named "${name}".`);
+    const implementation = Object.hasOwn(IMPLEMENTATIONS, name) ? IMPLEMENTATIONS[name as ToolName] : null;
+    const code = codeTool(name);
+    if (!implementation && !code) return failure(`There is no tool named "${name}".`);
     const toolContext = await ready;
     let result: ToolResult;
     try {
-      result = await implementation(toolContext, input);
+      result = code ? await code(input) : await implementation!(toolContext, input);
     } catch (error) {
       const message = isToolRefusal(error) ? error.message : fileSystemMessage(error);
       if (message === null) throw error;
@@ -139,7 +160,11 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
   };
 
   const tools: ToolSet = {};
-  for (const [name, definition] of Object.entries(TOOL_DEFINITIONS)) {
+  const definitions = {
+    ...TOOL_DEFINITIONS,
+    ...(options.code ? codeToolDefinitions(options.code) : {}),
+  };
+  for (const [name, definition] of Object.entries(definitions)) {
     if (name === 'check_docs' && !options.checkDocs) continue;
     tools[name] = tool({
       description: definition.description,

@@ -65,7 +65,10 @@ export class Guards {
    */
   static rulesOnly(
     denyGlobs: readonly string[] = DEFAULT_DENY_GLOBS,
-  ): Pick<Guards, 'isAllowed' | 'checkRequestedPath' | 'checkReadableSize' | 'decodeText'> {
+  ): Pick<
+    Guards,
+    'isAllowed' | 'checkRequestedPath' | 'checkReadableSize' | 'decodeText' | 'checkGlob' | 'denyGlobs'
+  > {
     checkDenyGlobs(denyGlobs);
     return new Guards('\0', denyGlobs);
   }

@@ -14,11 +14,25 @@ export async function readFileTool(context: ToolContext, rawInput: unknown): Pro
   const startLine = optionalLineNumber(input, 'start_line') ?? 1;
   const endLine = optionalLineNumber(input, 'end_line');
   const { file, text } = await readTextFile(context.guards, path);
+  return success(numberedSlice(file.relative, text, startLine, endLine, 'read_file'), file.relative);
+}
+
+/**
+ * Lines startLine..endLine of a file's text, numbered, under the output limit, with a header
+ * saying which lines they are and a hint naming `tool` when more follow. Shared with code_read.
+ */
+export function numberedSlice(
+  relative: string,
+  text: string,
+  startLine: number,
+  endLine: number | undefined,
+  tool: string,
+): string {
   const lines = splitLines(text);
   const total = lines.length;
-  if (total === 0) return success(`${file.relative} is empty (0 lines).`, file.relative);
+  if (total === 0) return `${relative} is empty (0 lines).`;
   if (startLine > total)
-    throw new ToolRefusal(`${file.relative} has ${total} lines; start_line ${startLine} is past the end.`);
+    throw new ToolRefusal(`${relative} has ${total} lines; start_line ${startLine} is past the end.`);
   if (endLine !== undefined && endLine < startLine)
     throw new ToolRefusal(`end_line (${endLine}) is before start_line (${startLine}).`);
   let last = Math.min(endLine ?? startLine + MAX_READ_LINES - 1, total);
@@ -28,10 +42,10 @@ export async function readFileTool(context: ToolContext, rawInput: unknown): Pro
     last = startLine + Math.max(0, Math.floor((last - startLine) / 2));
     body = numberLines(lines.slice(startLine - 1, last), startLine);
   }
-  const header = `${file.relative} (lines ${startLine}-${last} of ${total})`;
+  const header = `${relative} (lines ${startLine}-${last} of ${total})`;
   // The hint only when the answer stops short of what was asked (all of it, or up to end_line).
   const wanted = Math.min(endLine ?? total, total);
   const more =
-    last < wanted ? `\n[more lines follow: call read_file with start_line=${last + 1} to continue]` : '';
-  return success(`${header}\n${body}${more}`, file.relative);
+    last < wanted ? `\n[more lines follow: call ${tool} with start_line=${last + 1} to continue]` : '';
+  return `${header}\n${body}${more}`;
 }

@@ -249,7 +249,9 @@ export function watches(automation: AutomationRow, event: CodeChangeEvent): bool
   if ((trigger.on ?? 'merged_pull_request') !== event.kind) return false;
   if (!(trigger.branches ?? ['main']).includes(event.branch)) return false;
   if (trigger.labels && !trigger.labels.some((label) => event.labels.includes(label))) return false;
-  if (trigger.paths) {
+  // A merged pull request's webhook names no files: its paths are checked by the worker, once
+  // it has read the change from the code repository (code-change-runs.ts).
+  if (trigger.paths && event.kind === 'push') {
     const prefixes = trigger.paths.map((p) => p.replace(/\*+$/, ''));
     if (!event.changedFiles.some((file) => prefixes.some((prefix) => file.startsWith(prefix)))) return false;
   }

@@ -162,8 +162,8 @@ export function normalizeTrigger(trigger: AutomationTrigger): AutomationTrigger 
   checkList('trigger.branches', branches);
   checkList('trigger.paths', trigger.paths);
   checkList('trigger.labels', trigger.labels);
-  // A merged pull request's webhook carries no file list; a push's does.
-  if (trigger.paths !== undefined && on !== 'push') invalid('trigger.paths', 'applies only with on: push');
+  // A push has no labels. (paths work for both: a merged pull request's files are read from the
+  // code repository by the worker.)
   if (trigger.labels !== undefined && on !== 'merged_pull_request') {
     invalid('trigger.labels', 'applies only with on: merged_pull_request');
   }

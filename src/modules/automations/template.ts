@@ -6,6 +6,8 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*\}\}/
 
 /** The longest text one placeholder may put into a prompt. */
 const MAX_VALUE_CHARS = 20_000;
+/** Values allowed longer: the diff, already cut to 40,000 characters between files, and its note. */
+const LONGER_VALUES: Record<string, number> = { 'event.diff': 42_000 };
 
 export function renderTemplate(template: string, context: Record<string, unknown>): string {
   return template.replace(PLACEHOLDER, (_whole, path: string) => {
@@ -16,6 +18,7 @@ export function renderTemplate(template: string, context: Record<string, unknown
     }
     if (value === undefined || value === null) return '';
     const text = typeof value === 'string' ? value : JSON.stringify(value);
-    return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS)}… (cut)` : text;
+    const max = LONGER_VALUES[path] ?? MAX_VALUE_CHARS;
+    return text.length > max ? `${text.slice(0, max)}… (cut)` : text;
   });
 }

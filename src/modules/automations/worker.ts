@@ -15,6 +15,8 @@ import type { Logger } from '../../util/logger.ts';
 import { createJob, followUpJob, type JobServiceConfig } from '../jobs/index.ts';
 import { deleteInboundDeliveriesBefore } from './delivery-queries.ts';
 import type { ReviewCommentEvent } from './hosts/review-comment-event.ts';
+import type { ReadCodeChange } from './code-change-details.ts';
+import { keepTouchingPaths, type PreparedEvents, readCodeChanges } from './code-change-runs.ts';
 import { queueEvent } from './intake.ts';
 import { runPrompt } from './prompt.ts';
 import {
@@ -68,11 +70,18 @@ export interface AutomationWorkerOptions {
    * the git mirror; src/main passes it). Without it the prompt names the lines without quoting them.
    */
   readBranchLines?: ReadBranchLines;
+  /**
+   * Reads a code change's files and diff from the watched repository (and makes its commit
+   * readable by the job's code tools). Without it, code_change runs use what the webhook said.
+   */
+  readCodeChange?: ReadCodeChange;
 }
 
+type OptionalReaders = 'onJobQueued' | 'readBranchLines' | 'readCodeChange';
+
 export class AutomationWorker {
-  readonly #options: Required<Omit<AutomationWorkerOptions, 'onJobQueued' | 'readBranchLines'>> &
-    Pick<AutomationWorkerOptions, 'onJobQueued' | 'readBranchLines'>;
+  readonly #options: Required<Omit<AutomationWorkerOptions, OptionalReaders>> &
+    Pick<AutomationWorkerOptions, OptionalReaders>;
   readonly #loop: WorkLoop<RunRow>;
   #prunedAt = 0;
 
@@ -180,6 +189,12 @@ export class AutomationWorker {
   async #handle(run: RunRow): Promise<void> {
     const { db, logger } = this.#options;
     const log = logger.child({ runId: run.id, automationId: run.automation_id });
+    // Fetching the code happens before the transaction: it may take seconds, and holds no lock.
+    const read = this.#options.readCodeChange;
+    const code: PreparedEvents | null =
+      run.trigger_type === 'code_change' && read
+        ? await readCodeChanges(read, run.project_id, run.context.events)
+        : null;
     const decision = await db.transaction(async (tx) => {
       const current = await selectClaimedRunForUpdate(tx, run.id, run.attempts);
       if (current === null) return null; // taken over after our lease ran out
@@ -191,6 +206,13 @@ export class AutomationWorker {
         return { kind: 'skipped' as const, reason };
       };
       if (!automation.enabled) return skip('the automation is disabled');
+      if (code !== null && !code.ok) return skip(code.reason);
+      const kept = code === null ? null : keepTouchingPaths(automation.trigger, code);
+      if (code !== null && kept === null) {
+        const paths = automation.trigger.type === 'code_change' ? (automation.trigger.paths ?? []) : [];
+        return skip(`no changed file is under the trigger's paths (${paths.join(', ')})`);
+      }
+      const codeSource = kept?.codeSource ?? null;
       const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
       const startedToday = await countRunsStartedSince(tx, automation.id, dayStart);
       if (startedToday >= automation.limits.dailyRunCap) {
@@ -215,21 +237,31 @@ export class AutomationWorker {
         };
       }
       const open = await selectOpenJobs(tx, automation.id);
-      const prompt = runPrompt(automation, current);
+      const prompt = runPrompt(
+        automation,
+        kept === null ? current : { ...current, context: { events: kept.events } },
+        codeSource,
+      );
       if (automation.limits.grouping && open.length > 0) {
         const latest = open[0]!;
         if (latest.status === 'active') {
           await deferRun(tx, run.id, new Date(now.getTime() + WAIT_FOR_ACTIVE_JOB_MS));
           return { kind: 'deferred' as const, reason: `its open job ${latest.id} is still running` };
         }
-        return { kind: 'follow-up' as const, jobId: latest.id, prompt, projectId: automation.project_id };
+        return {
+          kind: 'follow-up' as const,
+          jobId: latest.id,
+          prompt,
+          projectId: automation.project_id,
+          codeSource,
+        };
       }
       if (open.length >= automation.limits.maxOpenPullRequests) {
         return skip(
           `${open.length} open pull requests or running jobs (max ${automation.limits.maxOpenPullRequests}): ${open.map((j) => j.id).join(', ')}`,
         );
       }
-      return { kind: 'create' as const, prompt, projectId: automation.project_id };
+      return { kind: 'create' as const, prompt, projectId: automation.project_id, codeSource };
     });
     if (decision === null) return;
     if (decision.kind === 'skipped' || decision.kind === 'deferred') {
@@ -251,12 +283,14 @@ export class AutomationWorker {
                 projectId: decision.projectId,
                 prompt,
                 idempotencyKey: `automation-run:${run.id}`,
+                codeSource: decision.codeSource,
               })
             ).job
           : await followUpJob(db, this.#options.jobs, {
               projectId: decision.projectId,
               id: decision.jobId,
               prompt,
+              codeSource: decision.kind === 'follow-up' ? decision.codeSource : null,
             });
       await markRunStarted(db, run.id, job.id, decision.kind !== 'create', this.#options.now());
       if (job.status === 'active') this.#options.onJobQueued?.(job.id);

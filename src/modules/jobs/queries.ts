@@ -2,6 +2,7 @@
 
 import type { JobEventType, JobStatus } from '../../contract/index.ts';
 import type { Queryable } from '../../db/database.ts';
+import type { JobCodeSource } from './code-source.ts';
 
 export interface JobRow {
   id: string;
@@ -97,13 +98,13 @@ export async function jobExistsInProject(db: Queryable, projectId: string, id: s
 
 export async function insertPrompt(
   db: Queryable,
-  p: { jobId: string; projectId: string; prompt: string },
+  p: { jobId: string; projectId: string; prompt: string; codeSource?: JobCodeSource | null },
 ): Promise<number> {
   const rows = await db.query<{ seq: number }>(
-    `INSERT INTO job_prompts (job_id, seq, project_id, prompt)
-     SELECT $1, coalesce(max(seq), 0) + 1, $2, $3 FROM job_prompts WHERE job_id = $1
+    `INSERT INTO job_prompts (job_id, seq, project_id, prompt, code_source)
+     SELECT $1, coalesce(max(seq), 0) + 1, $2, $3, $4 FROM job_prompts WHERE job_id = $1
      RETURNING seq`,
-    [p.jobId, p.projectId, p.prompt],
+    [p.jobId, p.projectId, p.prompt, p.codeSource ? JSON.stringify(p.codeSource) : null],
   );
   return rows[0]!.seq;
 }

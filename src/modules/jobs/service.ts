@@ -11,6 +11,7 @@ import { requestHash as hashOfRequest } from '../../util/request-hash.ts';
 import { HOUR_MS } from '../../util/time.ts';
 import { getProject } from '../projects/index.ts';
 import { checkBudget } from '../usage/index.ts';
+import type { JobCodeSource } from './code-source.ts';
 import { jobErrors } from './errors.ts';
 import {
   countRecentPrompts,
@@ -101,7 +102,13 @@ async function enforceRateLimit(tx: Queryable, projectId: string, limit: number)
 export async function createJob(
   db: Database,
   config: JobServiceConfig,
-  input: { projectId: string; prompt: string; idempotencyKey: string | null },
+  input: {
+    projectId: string;
+    prompt: string;
+    idempotencyKey: string | null;
+    /** The code the job's agent may read (a code_change automation run's); else none. */
+    codeSource?: JobCodeSource | null;
+  },
 ): Promise<{ job: JobView; replayed: boolean }> {
   checkPrompt(input.prompt);
   const requestHash = hashOfRequest({ prompt: input.prompt });
@@ -134,7 +141,12 @@ export async function createJob(
       errorCode: model === null ? 'model_not_configured' : null,
       errorMessage: model === null ? MODEL_NOT_CONFIGURED_MESSAGE : null,
     });
-    await insertPrompt(tx, { jobId: job.id, projectId: project.id, prompt: input.prompt });
+    await insertPrompt(tx, {
+      jobId: job.id,
+      projectId: project.id,
+      prompt: input.prompt,
+      codeSource: input.codeSource ?? null,
+    });
     await insertEvent(tx, job.id, 'created', { status: job.status });
     if (job.status === 'failed') {
       await insertEvent(tx, job.id, 'failed', { code: job.error_code, message: job.error_message });
@@ -207,7 +219,7 @@ function invalidCursor() {
 export async function followUpJob(
   db: Database,
   config: JobServiceConfig,
-  input: { projectId: string; id: string; prompt: string },
+  input: { projectId: string; id: string; prompt: string; codeSource?: JobCodeSource | null },
 ): Promise<JobView> {
   checkPrompt(input.prompt);
   const row = await db.transaction(async (tx) => {
@@ -225,7 +237,12 @@ export async function followUpJob(
     }
     await enforceRateLimit(tx, input.projectId, config.jobRateLimitPerHour);
     await checkBudget(tx, input.projectId, job.id);
-    const seq = await insertPrompt(tx, { jobId: job.id, projectId: input.projectId, prompt: input.prompt });
+    const seq = await insertPrompt(tx, {
+      jobId: job.id,
+      projectId: input.projectId,
+      prompt: input.prompt,
+      codeSource: input.codeSource ?? null,
+    });
     await insertEvent(tx, job.id, 'message', { seq });
     // A job that failed for want of a model can run once one is configured.
     const model = job.model || (await modelOfProject(tx, config, input.projectId));

@@ -22,9 +22,17 @@ export interface CodeChangeEvent {
   labels: string[];
   /** The files a push changed (a pull request's webhook carries no file list: empty). */
   changedFiles: string[];
-  /** A size-capped unified diff, when the host's payload carried one (none do today: empty). */
+  /** A size-capped unified diff: empty from the webhook, filled by the worker from the code repository. */
   diff: string;
+  /** Where git clones the repository, as the webhook says (http/https); null when it does not. */
+  cloneUrl?: string | null;
+  /** A push's previous head (what its diff is against); null for a merged pull request. */
+  before?: string | null;
 }
+
+/** A URL string from a payload, or null. */
+export const urlOrNull = (value: unknown): string | null =>
+  typeof value === 'string' && /^https?:\/\//.test(value) ? value : null;
 
 /** What reading one delivery gives: its id (for redeliveries) and the event, or why it is ignored. */
 export interface ReadDelivery {

@@ -2,7 +2,14 @@
 // with the secret; X-Gitea-Delivery names the delivery. Read: pull_request (closed and merged)
 // and push, whose payloads follow GitHub's shape closely.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { branchOfRef, capText, filesOfCommits, ignored, type ReadDelivery } from './code-change-event.ts';
+import {
+  branchOfRef,
+  capText,
+  filesOfCommits,
+  ignored,
+  type ReadDelivery,
+  urlOrNull,
+} from './code-change-event.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 const header = (headers: Headers, name: string): string | null => {
@@ -47,6 +54,8 @@ export function readGitea(headers: Headers, payload: unknown): ReadDelivery {
         labels: Array.isArray(pr.labels) ? pr.labels.map((label: Json) => String(label?.name ?? '')) : [],
         changedFiles: [],
         diff: '',
+        cloneUrl: urlOrNull(body.repository?.clone_url),
+        before: null,
       },
     };
   }
@@ -73,6 +82,8 @@ export function readGitea(headers: Headers, payload: unknown): ReadDelivery {
         labels: [],
         changedFiles: filesOfCommits(body.commits),
         diff: '',
+        cloneUrl: urlOrNull(body.repository?.clone_url),
+        before: typeof body.before === 'string' ? body.before : null,
       },
     };
   }

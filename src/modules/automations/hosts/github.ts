@@ -3,7 +3,14 @@
 // read are pull_request (closed and merged) and push. Payload types are @octokit/webhooks'.
 import type { EmitterWebhookEvent } from '@octokit/webhooks';
 import { Webhooks } from '@octokit/webhooks';
-import { branchOfRef, capText, filesOfCommits, ignored, type ReadDelivery } from './code-change-event.ts';
+import {
+  branchOfRef,
+  capText,
+  filesOfCommits,
+  ignored,
+  type ReadDelivery,
+  urlOrNull,
+} from './code-change-event.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 const header = (headers: Headers, name: string): string | null => {
@@ -47,6 +54,8 @@ export function readGitHub(headers: Headers, payload: unknown): ReadDelivery {
         labels: (pr.labels ?? []).map((label) => label.name),
         changedFiles: [],
         diff: '',
+        cloneUrl: urlOrNull(event.repository.clone_url),
+        before: null,
       },
     };
   }
@@ -72,6 +81,8 @@ export function readGitHub(headers: Headers, payload: unknown): ReadDelivery {
         labels: [],
         changedFiles: filesOfCommits(event.commits),
         diff: '',
+        cloneUrl: urlOrNull(event.repository.clone_url),
+        before: event.before ?? null,
       },
     };
   }

@@ -2,7 +2,14 @@
 // constant time; X-Gitlab-Event-UUID names the delivery (Idempotency-Key on newer GitLab, kept
 // across retries, is preferred). Read: Merge Request Hook (action merge) and Push Hook.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { branchOfRef, capText, filesOfCommits, ignored, type ReadDelivery } from './code-change-event.ts';
+import {
+  branchOfRef,
+  capText,
+  filesOfCommits,
+  ignored,
+  type ReadDelivery,
+  urlOrNull,
+} from './code-change-event.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 const header = (headers: Headers, name: string): string | null => {
@@ -48,6 +55,8 @@ export function readGitLab(headers: Headers, payload: unknown): ReadDelivery {
           : [],
         changedFiles: [],
         diff: '',
+        cloneUrl: urlOrNull(body.project?.git_http_url),
+        before: null,
       },
     };
   }
@@ -74,6 +83,8 @@ export function readGitLab(headers: Headers, payload: unknown): ReadDelivery {
         labels: [],
         changedFiles: filesOfCommits(body.commits),
         diff: '',
+        cloneUrl: urlOrNull(body.project?.git_http_url),
+        before: typeof body.before === 'string' ? body.before : null,
       },
     };
   }

@@ -42,6 +42,8 @@ export const NOTICES: Record<string, string> = {
   'job-not-started': 'The job did not start: it ended at once. Why is shown below.',
   'job-cancelled': 'Cancel requested: the job stops within seconds.',
   'job-archived': 'Job archived.',
+  'automation-enabled': 'Automation enabled: it starts runs again.',
+  'automation-disabled': 'Automation disabled: it starts no runs until enabled again.',
   'follow-up-sent': 'Follow-up sent: the job runs again on the same branch.',
   'invitation-revoked': 'Invitation revoked.',
   'member-removed': 'Member removed; their sessions ended.',

@@ -16,6 +16,7 @@ import { type DashboardContext, type DashboardOptions, frameOf } from './context
 import { sendPage } from './respond.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAnalyticsPageRoutes } from './routes/analytics-routes.ts';
+import { registerAutomationRoutes } from './routes/automation-routes.ts';
 import { registerJobRoutes } from './routes/job-routes.ts';
 import { registerKeyRoutes } from './routes/key-routes.ts';
 import { registerLiveRoutes } from './routes/live-routes.ts';
@@ -124,6 +125,7 @@ export async function registerDashboard(
         registerKeyRoutes(pages, ctx);
         registerJobRoutes(pages, ctx);
         registerUsagePageRoutes(pages, ctx);
+        registerAutomationRoutes(pages, ctx);
         registerAnalyticsPageRoutes(pages, ctx, {
           ...(options.agentCatalog ? { agentCatalog: options.agentCatalog } : {}),
           ...(options.agentList ? { agentList: options.agentList } : {}),

@@ -16,10 +16,11 @@ export interface PageFrame {
   section?: 'projects' | 'team' | null;
 }
 
-export type ProjectTab = 'jobs' | 'analytics' | 'usage' | 'keys' | 'settings';
+export type ProjectTab = 'jobs' | 'automations' | 'analytics' | 'usage' | 'keys' | 'settings';
 
 const TABS: { tab: ProjectTab; label: string; path: string }[] = [
   { tab: 'jobs', label: 'Jobs', path: 'jobs' },
+  { tab: 'automations', label: 'Automations', path: 'automations' },
   { tab: 'analytics', label: 'Analytics', path: 'analytics' },
   { tab: 'usage', label: 'Usage', path: 'usage' },
   { tab: 'keys', label: 'API keys', path: 'keys' },

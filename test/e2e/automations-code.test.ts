@@ -7,12 +7,9 @@
 // fetched skips the run and says why; a huge diff is cut; `paths` works for merged pull requests;
 // ordinary jobs get no code tools.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { promisify } from 'node:util';
 import { CodeMirrors } from '../../src/agent/code-source/code-mirror.ts';
 import { createCodeChangeReader } from '../../src/agent/code-source/read-code-change.ts';
 import type { CredentialsConfig } from '../../src/agent/job-credentials.ts';
@@ -22,47 +19,14 @@ import { createLogger } from '../../src/util/logger.ts';
 import { bearer, TEST_REPOSITORIES } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import { githubDelivery } from '../stand-ins/code-host-webhooks.ts';
-import { type GitHttpServer, startGitHttpServer } from '../stand-ins/git-http-server.ts';
+import { commitToBare, type GitHttpServer, startGitHttpServer } from '../stand-ins/git-http-server.ts';
 import { reply } from '../stand-ins/scripted-llm-server.ts';
 import { type AgentHarness, startAgentHarness } from './agent-harness.ts';
 import { eventually, GUIDE_EDIT } from './scripts.ts';
 
-const run = promisify(execFile);
 const HOOK_SECRET = `hook-${randomBytes(12).toString('hex')}`;
-const GIT_ENV = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: '/dev/null',
-  XDG_CONFIG_HOME: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  LC_ALL: 'C',
-  GIT_AUTHOR_NAME: 'Contributor',
-  GIT_AUTHOR_EMAIL: 'contributor@example.test',
-  GIT_COMMITTER_NAME: 'Contributor',
-  GIT_COMMITTER_EMAIL: 'contributor@example.test',
-};
-
-/** Commits `files` (null deletes) on main of the bare repository, as a merge would; answers its id. */
-async function commitTo(bare: string, files: Record<string, string | null>, message: string) {
-  const work = await mkdtemp('/dev/shm/docwright-code-work-');
-  const git = (args: string[]) => run('git', args, { cwd: work, env: GIT_ENV, maxBuffer: 64 << 20 });
-  try {
-    await git(['clone', '--quiet', bare, '.']);
-    for (const [path, content] of Object.entries(files)) {
-      if (content === null) await rm(join(work, path), { force: true });
-      else {
-        await mkdir(dirname(join(work, path)), { recursive: true });
-        await writeFile(join(work, path), content);
-      }
-    }
-    await git(['add', '--all']);
-    await git(['commit', '--quiet', '-m', message]);
-    await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/main']);
-    return (await git(['rev-parse', 'HEAD'])).stdout.trim();
-  } finally {
-    await rm(work, { recursive: true, force: true });
-  }
-}
+const commitTo = (bare: string, files: Record<string, string | null>, message: string) =>
+  commitToBare(bare, files, message);
 
 const ENGINE = {
   'README.md': '# Engine\n',

@@ -18,7 +18,7 @@
 // every request without its headers, so tests can see what git asked for but never the token.
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -167,6 +167,46 @@ export async function createCheckout(
     GIT_COMMITTER_EMAIL: 'seed@example.test',
   });
   return dir;
+}
+
+/**
+ * A contributor's commit on `branch` of a bare repository (as a merged pull request or a push
+ * lands): `files` written (null deletes one), `symlinks` made (path → target); answers its id.
+ */
+export async function commitToBare(
+  bare: string,
+  files: Record<string, string | Buffer | null>,
+  message: string,
+  options: { branch?: string; symlinks?: Record<string, string> } = {},
+): Promise<string> {
+  const branch = options.branch ?? 'main';
+  const work = await mkdtemp(join(dirname(bare), '.work-'));
+  const author = {
+    GIT_AUTHOR_NAME: 'Contributor',
+    GIT_AUTHOR_EMAIL: 'contributor@example.test',
+    GIT_COMMITTER_NAME: 'Contributor',
+    GIT_COMMITTER_EMAIL: 'contributor@example.test',
+  };
+  try {
+    await git(['clone', '--quiet', '--branch', branch, bare, work], dirname(bare));
+    for (const [path, content] of Object.entries(files)) {
+      if (content === null) await rm(join(work, path), { force: true });
+      else {
+        await mkdir(dirname(join(work, path)), { recursive: true });
+        await writeFile(join(work, path), content);
+      }
+    }
+    for (const [path, target] of Object.entries(options.symlinks ?? {})) {
+      await mkdir(dirname(join(work, path)), { recursive: true });
+      await symlink(target, join(work, path));
+    }
+    await git(['add', '--all'], work);
+    await git(['commit', '--quiet', '-m', message], work, author);
+    await git(['push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`], work);
+    return (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
 }
 
 /** git http-backend's answer: CGI headers, a blank line, then the body. */

@@ -433,6 +433,16 @@ await forEachBackend('automations', ({ db }) => {
       assert.equal((await hook('gitea', giteaDelivery(HOOK_SECRET, 'pull_request', pr))).statusCode, 202);
       assert.equal((await settled(lab.id, 1))[0]!.status, 'started');
       assert.deepEqual((await settled(tea.id, 1))[0]!.sources, ['https://gitea.example/acme/engine/pulls/3']);
+      // Each host's clone URL is kept with the event: the worker fetches the change from it.
+      const cloneUrls = await db().query<{ url: string }>(
+        `SELECT context->'events'->0->>'cloneUrl' AS url FROM automation_runs
+          WHERE automation_id IN ($1, $2) ORDER BY created_at`,
+        [lab.id, tea.id],
+      );
+      assert.deepEqual(
+        cloneUrls.map((r) => r.url),
+        ['https://gitlab.example/group/sub/engine.git', 'https://gitea.example/acme/engine.git'],
+      );
     });
   });
 

@@ -84,7 +84,12 @@ export function gitlabMergePayload(input: {
     object_kind: 'merge_request',
     event_type: 'merge_request',
     user: { id: 1, name: 'Contributor', username: 'contributor' },
-    project: { id: 7, path_with_namespace: input.path, web_url: `${input.webUrl}/${input.path}` },
+    project: {
+      id: 7,
+      path_with_namespace: input.path,
+      web_url: `${input.webUrl}/${input.path}`,
+      git_http_url: `${input.webUrl}/${input.path}.git`,
+    },
     object_attributes: {
       iid: input.iid,
       title: input.title,
@@ -124,7 +129,7 @@ export function giteaMergePayload(input: {
       html_url: `${input.webUrl}/${input.fullName}/pulls/${input.number}`,
       labels: [],
     },
-    repository: { full_name: input.fullName },
+    repository: { full_name: input.fullName, clone_url: `${input.webUrl}/${input.fullName}.git` },
     sender: { login: 'contributor' },
   };
 }

@@ -1,14 +1,12 @@
 // What a code change changed, read from the code mirror at its commit: the changed files
 // (name-status against what it is compared with) and a unified diff cut to a size a prompt can
-// hold. The diff is cut between files, never inside one: files that do not fit in what is left
-// are skipped (in order; a smaller one after them may still fit), and a note names them, so the
-// model knows it did not see everything and can read them with the code tools.
+// hold (capDiff: between files, with a note naming the files left out, so the model knows it did
+// not see everything and can read them with the code tools).
+import { capDiff } from '../../util/diff-cap.ts';
 import { buildGitEnv } from '../workspace/git-env.ts';
 import type { GitRunner } from '../workspace/git-runner.ts';
 import type { CodeCommit } from './code-mirror.ts';
 
-/** Longest diff handed to a prompt, in characters (the note about what was cut comes on top). */
-export const MAX_DIFF_CHARS = 40_000;
 /** Most changed files listed. */
 export const MAX_CHANGED_FILES = 500;
 /** git's output is not read past this: far more than MAX_DIFF_CHARS needs. */
@@ -67,21 +65,4 @@ export async function summariseChange(runner: GitRunner, commit: CodeCommit): Pr
   return { changedFiles: [...changedFiles], nameStatus, diff: capDiff(patch.stdout, patch.truncated) };
 }
 
-/** The diff cut at file boundaries to `max` characters, with a note saying which files were left out. */
-export function capDiff(diff: string, truncated = false, max = MAX_DIFF_CHARS): string {
-  if (diff.length <= max && !truncated) return diff;
-  const files = diff.split(/^(?=diff --git )/m);
-  let kept = '';
-  const left: string[] = [];
-  for (const file of files) {
-    // A file too large for what is left is skipped; smaller ones after it may still fit.
-    if (kept.length + file.length <= max) kept += file;
-    else left.push(/^diff --git a\/(.*?) b\//.exec(file)?.[1] ?? '(a file)');
-  }
-  // A last file cut short by the read limit is among those left out (it cannot fit: the read
-  // limit is far above max).
-  const shown = left.slice(0, 50).join(', ');
-  const more = left.length > 50 ? ` and ${left.length - 50} more` : '';
-  const note = `[diff cut at ${max} characters: ${left.length} file(s) left out: ${shown}${more}. Read them with the code tools.]`;
-  return `${kept}${kept.endsWith('\n') || kept === '' ? '' : '\n'}${note}\n`;
-}
+export { capDiff, MAX_DIFF_CHARS } from '../../util/diff-cap.ts';

@@ -1,9 +1,17 @@
 // The prompt of a run's job: the sources it follows first (so the pull request body, which
 // quotes the prompt's beginning, cites them), then the automation's template filled from the
-// run's events.
+// run's events. A prompt over the jobs' limit because of a long {{event.diff}} gets a shorter
+// diff (still cut between files, the note naming what was left out) rather than no job.
+import { MAX_PROMPT_LENGTH } from '../../contract/index.ts';
+import { capDiff } from '../../util/diff-cap.ts';
 import type { JobCodeSource } from '../jobs/index.ts';
 import type { AutomationRow, RunRow } from './queries.ts';
 import { renderTemplate } from './template.ts';
+
+/** Room kept for the note a shorter diff ends with. */
+const NOTE_ROOM = 4_000;
+
+const lengthOf = (text: string) => [...text].length;
 
 export function runPrompt(
   automation: AutomationRow,
@@ -11,12 +19,26 @@ export function runPrompt(
   codeSource: JobCodeSource | null = null,
 ): string {
   const events = run.context.events;
+  const prompt = render(automation, run.id, events, codeSource);
+  const last = events.at(-1);
+  const over = lengthOf(prompt) - MAX_PROMPT_LENGTH;
+  if (over <= 0 || !last || typeof last.diff !== 'string' || last.diff === '') return prompt;
+  const diff = capDiff(last.diff, false, Math.max(0, lengthOf(last.diff) - over - NOTE_ROOM));
+  return render(automation, run.id, [...events.slice(0, -1), { ...last, diff }], codeSource);
+}
+
+function render(
+  automation: AutomationRow,
+  runId: string,
+  events: Record<string, unknown>[],
+  codeSource: JobCodeSource | null,
+): string {
   const event = events.at(-1) ?? {};
   const body = renderTemplate(automation.prompt_template, {
     event,
     events,
     automation: { id: automation.id, name: automation.name },
-    run: { id: run.id },
+    run: { id: runId },
   });
   const sources = events.filter((e) => typeof e.url === 'string' && e.url !== '');
   const code =

@@ -184,6 +184,21 @@ describe('the code mirror', () => {
     assert.ok(pushed.diff.length < 41_000);
   });
 
+  test('a commit first fetched as another one’s parent is deepened when a run asks for it', async () => {
+    const fresh = new CodeMirrors({ cacheDir: join(base, 'fresh') });
+    const url = server.repoUrl('acme/engine');
+    await fresh.ensure({ url, authorization: AUTH, commit: later });
+    const parent = await fresh.ensure({ url, authorization: AUTH, commit: merged });
+    assert.equal(parent.base, pushBefore, 'the merged commit is compared with its own parent');
+    const change = await summariseChange(fresh.runner, parent);
+    assert.deepEqual(change.changedFiles, [
+      'assets/logo.bin',
+      'data/huge.txt',
+      'src/installer.ts',
+      'src/passwd',
+    ]);
+  });
+
   test('a refused credential fails with a message that does not carry it', async () => {
     const wrong = `Bearer ${TOKEN}x`;
     await assert.rejects(

@@ -5,7 +5,7 @@
 // their whole trees, so the diff, the changed files and the code tools (git ls-tree / cat-file /
 // grep at the commit) need no network and no credential afterwards. Fetches run under the same
 // mirror lock, safe environment and URL rules as the docs mirrors (src/agent/workspace).
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { WorkspaceFailure } from '../workspace/failures.ts';
 import { type GitContext, runGit } from '../workspace/git-command.ts';
@@ -86,9 +86,13 @@ export class CodeMirrors {
       lockPathFor(mirrorPath),
       async () => {
         if (!(await exists(mirrorPath))) await this.#create(context, mirrorPath, url);
-        const wanted = [request.commit, ...(before === null ? [] : [before])];
         const missing = [];
-        for (const id of wanted) if (!(await hasCommit(context, mirrorPath, id))) missing.push(id);
+        // A commit fetched earlier as another one's parent sits at the shallow boundary: git knows
+        // it but not its parent. Fetching it again with --depth=2 deepens it.
+        const shallow = before === null ? await shallowCommits(mirrorPath) : new Set<string>();
+        if (!(await hasCommit(context, mirrorPath, request.commit)) || shallow.has(request.commit))
+          missing.push(request.commit);
+        if (before !== null && !(await hasCommit(context, mirrorPath, before))) missing.push(before);
         // The first parent too, unless a push names what to compare with.
         if (missing.length === 0 && before === null) {
           const parent = await firstParent(context, mirrorPath, request.commit);
@@ -145,6 +149,12 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The commits at the mirror's shallow boundary (present, their parents not). */
+async function shallowCommits(mirrorPath: string): Promise<Set<string>> {
+  const text = await readFile(join(mirrorPath, 'shallow'), 'utf8').catch(() => '');
+  return new Set(text.split('\n').filter((line) => isObjectId(line)));
 }
 
 async function hasCommit(context: GitContext, mirrorPath: string, id: string): Promise<boolean> {

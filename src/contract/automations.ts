@@ -47,7 +47,7 @@ export const AutomationTriggerSchema = Type.Object(
     paths: Type.Optional(
       Type.Array(Type.String(), {
         description:
-          'code_change with on: push: only when a changed file starts with one of these prefixes (a trailing * is allowed).',
+          "code_change: only when a changed file starts with one of these prefixes (a trailing * is allowed); a merged pull request's files are read from the code repository.",
       }),
     ),
     labels: Type.Optional(

@@ -13,10 +13,10 @@ import { AppError } from '../../errors/app-error.ts';
 import { WorkLoop } from '../../runtime/index.ts';
 import type { Logger } from '../../util/logger.ts';
 import { createJob, followUpJob, type JobServiceConfig } from '../jobs/index.ts';
-import { deleteInboundDeliveriesBefore } from './delivery-queries.ts';
-import type { ReviewCommentEvent } from './hosts/review-comment-event.ts';
 import type { ReadCodeChange } from './code-change-details.ts';
 import { keepTouchingPaths, type PreparedEvents, readCodeChanges } from './code-change-runs.ts';
+import { deleteInboundDeliveriesBefore } from './delivery-queries.ts';
+import type { ReviewCommentEvent } from './hosts/review-comment-event.ts';
 import { queueEvent } from './intake.ts';
 import { runPrompt } from './prompt.ts';
 import {

@@ -149,8 +149,9 @@ await forEachBackend('review_comment automations', ({ db }) => {
           headers: bearer(seeded.adminKey),
         })
       ).json().runs as AutomationRunView[];
+    // Bounded by wall time only to end a hang; a loaded machine can take seconds to poll a few times.
     const settled = async (count: number) => {
-      for (let i = 0; i < 200; i++) {
+      for (const giveUpAt = Date.now() + 30_000; Date.now() < giveUpAt; ) {
         const list = await runs();
         if (
           list.length === count &&

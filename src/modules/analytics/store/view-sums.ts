@@ -5,6 +5,7 @@
 
 import { HOUR_MS } from '../../../util/time.ts';
 import type { KeyedCount } from './keyed-count.ts';
+import { ProjectHours } from './project-hours.ts';
 import type { TrafficClass } from './queries.ts';
 import { ReferralSums } from './referral-sums.ts';
 import { CountSums, type PageViewCount, pageViewCountProblem } from './rollups.ts';
@@ -14,7 +15,6 @@ type ByPath = Map<string, number>;
 type ByVerification = Map<string, ByPath>;
 type ByAgent = Map<string, ByVerification>;
 type ByClass = Map<TrafficClass, ByAgent>;
-type ByHour = Map<number, ByClass>;
 
 /**
  * The staged form (JSON): one entry per (project, hour, class, agent, verification) with its
@@ -56,10 +56,7 @@ function mergeInto(
 }
 
 export class ViewSums {
-  readonly #byProject = new Map<string, ByHour>();
-  #lastProject: string | null = null;
-  #lastHour = Number.NaN;
-  #lastByClass: ByClass | null = null;
+  readonly #hours = new ProjectHours<ByClass>(() => new Map());
   /** All views added. */
   views = 0;
   /** The views' visitor ids, staged and merged with them (visitor-writes.ts). */
@@ -102,25 +99,7 @@ export class ViewSums {
     views: number,
   ): void {
     if (views === 0) return;
-    // Rows come in runs of one project and hour (a request's, a group's): remembered.
-    let byClass: ByClass;
-    if (projectId === this.#lastProject && hourSeconds === this.#lastHour) byClass = this.#lastByClass!;
-    else {
-      let byHour = this.#byProject.get(projectId);
-      if (byHour === undefined) {
-        byHour = new Map();
-        this.#byProject.set(projectId, byHour);
-      }
-      let found = byHour.get(hourSeconds);
-      if (found === undefined) {
-        found = new Map();
-        byHour.set(hourSeconds, found);
-      }
-      byClass = found;
-      this.#lastProject = projectId;
-      this.#lastHour = hourSeconds;
-      this.#lastByClass = byClass;
-    }
+    const byClass = this.#hours.get(projectId, hourSeconds);
     let byAgent = byClass.get(trafficClass);
     if (byAgent === undefined) {
       byAgent = new Map();
@@ -148,9 +127,10 @@ export class ViewSums {
    * with two lookups each (a group commit adds up its requests' sums this way).
    */
   addSums(other: ViewSums): void {
-    for (const [projectId, otherByHour] of other.#byProject) {
-      const byHour = this.#byProject.get(projectId);
-      if (byHour === undefined) this.#byProject.set(projectId, copyMaps(otherByHour, 4));
+    const byProject = this.#hours.byProject;
+    for (const [projectId, otherByHour] of other.#hours.byProject) {
+      const byHour = byProject.get(projectId);
+      if (byHour === undefined) byProject.set(projectId, copyMaps(otherByHour, 4));
       else
         mergeInto(byHour, otherByHour, 4, (byPath: ByPath, otherByPath: ByPath) => {
           for (const [path, views] of otherByPath) {
@@ -165,7 +145,7 @@ export class ViewSums {
     this.visitors.addSets(other.visitors);
     this.referrals.addSums(other.referrals);
     // The remembered run may now point at a replaced map: forget it.
-    this.#lastProject = null;
+    this.#hours.forget();
   }
 
   encode(): EncodedSums {
@@ -222,7 +202,7 @@ export class ViewSums {
       byPath: ByPath,
     ) => void,
   ): void {
-    for (const [projectId, byHour] of this.#byProject)
+    for (const [projectId, byHour] of this.#hours.byProject)
       for (const [hourSeconds, byClass] of byHour)
         for (const [trafficClass, byAgent] of byClass)
           for (const [agent, byVerification] of byAgent)

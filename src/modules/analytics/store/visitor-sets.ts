@@ -3,6 +3,8 @@
 // them under the path '' (the whole site). Only human and AI views have visitors; non-AI bots are
 // never counted as visitors.
 
+import { ProjectHours } from './project-hours.ts';
+
 export type VisitorClass = 'human' | 'ai';
 
 /** The site-wide key: no page path is empty (paths start with "/"). */
@@ -10,7 +12,6 @@ export const SITE_PATH = '';
 
 type ByPath = Map<string, Set<number>>;
 type ByClass = Map<VisitorClass, ByPath>;
-type ByHour = Map<number, ByClass>;
 
 /** The staged form (JSON): one entry per (project, hour, class, path) with its ids. */
 export type EncodedVisitors = [
@@ -31,10 +32,7 @@ export interface VisitorSet {
 }
 
 export class VisitorSets {
-  readonly #byProject = new Map<string, ByHour>();
-  #lastProject: string | null = null;
-  #lastHour = Number.NaN;
-  #lastByClass: ByClass | null = null;
+  readonly #hours = new ProjectHours<ByClass>(() => new Map());
   /**
    * Other sets added whole (a group commit's requests, a merge's groups): kept as they are instead
    * of copied id by id. Their entries may repeat this one's keys; a sketch counts each id once.
@@ -42,35 +40,12 @@ export class VisitorSets {
   readonly #parts: VisitorSets[] = [];
 
   get isEmpty(): boolean {
-    return this.#byProject.size === 0 && this.#parts.every((part) => part.isEmpty);
+    return this.#hours.isEmpty && this.#parts.every((part) => part.isEmpty);
   }
 
   /** One view's visitor on its page (the whole site's sets are made when folding: visitor-writes.ts). */
   add(projectId: string, hourSeconds: number, visitorClass: VisitorClass, path: string, id: number): void {
-    let byClass: ByClass;
-    if (projectId === this.#lastProject && hourSeconds === this.#lastHour) byClass = this.#lastByClass!;
-    else {
-      let byHour = this.#byProject.get(projectId);
-      if (byHour === undefined) {
-        byHour = new Map();
-        this.#byProject.set(projectId, byHour);
-      }
-      let found = byHour.get(hourSeconds);
-      if (found === undefined) {
-        found = new Map();
-        byHour.set(hourSeconds, found);
-      }
-      byClass = found;
-      this.#lastProject = projectId;
-      this.#lastHour = hourSeconds;
-      this.#lastByClass = byClass;
-    }
-    let byPath = byClass.get(visitorClass);
-    if (byPath === undefined) {
-      byPath = new Map();
-      byClass.set(visitorClass, byPath);
-    }
-    addId(byPath, path, id);
+    addId(this.#pathsOf(projectId, hourSeconds, visitorClass), path, id);
   }
 
   /** The ids held for one key (parts added whole left out), if any. */
@@ -80,7 +55,7 @@ export class VisitorSets {
     visitorClass: VisitorClass,
     path: string,
   ): ReadonlySet<number> | undefined {
-    return this.#byProject.get(projectId)?.get(hourSeconds)?.get(visitorClass)?.get(path);
+    return this.#hours.find(projectId, hourSeconds)?.get(visitorClass)?.get(path);
   }
 
   /** Adds every id other holds; other must not change afterwards (it is kept, not copied). */
@@ -119,7 +94,7 @@ export class VisitorSets {
   }
 
   *entries(): IterableIterator<VisitorSet> {
-    for (const [projectId, byHour] of this.#byProject)
+    for (const [projectId, byHour] of this.#hours.byProject)
       for (const [hourSeconds, byClass] of byHour)
         for (const [visitorClass, byPath] of byClass)
           for (const [path, ids] of byPath) yield { projectId, hourSeconds, visitorClass, path, ids };
@@ -133,23 +108,18 @@ export class VisitorSets {
     path: string,
     ids: Iterable<number>,
   ) {
-    let byHour = this.#byProject.get(projectId);
-    if (byHour === undefined) {
-      byHour = new Map();
-      this.#byProject.set(projectId, byHour);
-    }
-    let byClass = byHour.get(hourSeconds);
-    if (byClass === undefined) {
-      byClass = new Map();
-      byHour.set(hourSeconds, byClass);
-    }
+    const byPath = this.#pathsOf(projectId, hourSeconds, visitorClass);
+    for (const id of ids) addId(byPath, path, id);
+  }
+
+  #pathsOf(projectId: string, hourSeconds: number, visitorClass: VisitorClass): ByPath {
+    const byClass = this.#hours.get(projectId, hourSeconds);
     let byPath = byClass.get(visitorClass);
     if (byPath === undefined) {
       byPath = new Map();
       byClass.set(visitorClass, byPath);
     }
-    for (const id of ids) addId(byPath, path, id);
-    this.#lastProject = null;
+    return byPath;
   }
 }
 

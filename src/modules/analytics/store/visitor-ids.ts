@@ -7,6 +7,7 @@
 // their own timestamps (a log import's old views included).
 import { hash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../../../db/database.ts';
+import { StringFrontTable } from '../classification/string-front-table.ts';
 import { deleteSaltsBefore, insertSalt, selectSalt } from './visitor-queries.ts';
 import type { VisitorClass } from './visitor-sets.ts';
 
@@ -16,14 +17,44 @@ const DAY_MS = 86_400_000;
  * tens of MB at most, whatever senders claim. */
 const MEMO_LIMIT = 100_000;
 const MEMO_MAX_LENGTH = 256;
+/** Sets of four user agents each in front of a project's memo (string-front-table.ts). */
+const FRONT_SETS = 512;
+
+/**
+ * One project's remembered ids. A human's id is found by user agent, then address: a user agent
+ * fresh from JSON.parse has no hash yet, and a Map would hash all of its characters on every
+ * view (the largest cost of a view's id when this was measured), so the front table finds it by
+ * a sample of them and `===`. An AI agent with an address is found by the address alone.
+ */
+class ProjectIds {
+  readonly humansFront = new StringFrontTable<Map<string, number>>(FRONT_SETS);
+  readonly humans = new Map<string, Map<string, number>>();
+  /** AI agents by address; those without one by user agent. */
+  readonly agents = new Map<string, number>();
+  readonly agentsWithoutAddress = new Map<string, number>();
+
+  /** The map of a human user agent's addresses, made empty when missing. */
+  humansOf(userAgent: string): Map<string, number> {
+    const inFront = this.humansFront.get(userAgent);
+    if (inFront !== undefined) return inFront;
+    let byAddress = this.humans.get(userAgent);
+    if (byAddress === undefined) {
+      byAddress = new Map();
+      this.humans.set(userAgent, byAddress);
+    }
+    this.humansFront.set(userAgent, byAddress);
+    return byAddress;
+  }
+}
 
 /** Makes the ids of one day's views. */
 export class VisitorHasher {
   readonly #prefix: string;
   // SHA-256 of a short text costs several times what the rest of a record's ingest does; readers
   // send many views a day, so their ids are remembered (in memory only, for this day's salt).
-  readonly #humans = new Map<VisitorClass, Map<string, Map<string, Map<string, number>>>>();
-  readonly #agents = new Map<string, Map<string, number>>();
+  #projects = new Map<string, ProjectIds>();
+  #lastProjectId: string | null = null;
+  #lastProject: ProjectIds | null = null;
   #memoised = 0;
 
   constructor(salt: Uint8Array) {
@@ -43,17 +74,40 @@ export class VisitorHasher {
     const agent = visitorClass === 'ai' && ip ? null : (userAgent ?? '');
     if (address.length + (agent?.length ?? 0) > MEMO_MAX_LENGTH)
       return this.#hash(projectId, visitorClass, address, agent ?? '');
-    let byAgent: Map<string, number>;
-    if (agent === null) byAgent = child(this.#agents, projectId);
-    else byAgent = child(child(child(this.#humans, visitorClass), projectId), address);
-    const known = byAgent.get(agent ?? address);
+    // A request's views are all of one project: remembered.
+    let project: ProjectIds;
+    if (projectId === this.#lastProjectId) project = this.#lastProject!;
+    else {
+      let found = this.#projects.get(projectId);
+      if (found === undefined) {
+        found = new ProjectIds();
+        this.#projects.set(projectId, found);
+      }
+      project = found;
+      this.#lastProjectId = projectId;
+      this.#lastProject = found;
+    }
+    let memo: Map<string, number>;
+    let key: string;
+    if (agent === null) {
+      memo = project.agents;
+      key = address;
+    } else if (visitorClass === 'ai') {
+      memo = project.agentsWithoutAddress;
+      key = agent;
+    } else {
+      memo = project.humansOf(agent);
+      key = address;
+    }
+    const known = memo.get(key);
     if (known !== undefined) return known;
     const id = this.#hash(projectId, visitorClass, address, agent ?? '');
     if (++this.#memoised > MEMO_LIMIT) {
-      this.#humans.clear();
-      this.#agents.clear();
+      this.#projects = new Map();
+      this.#lastProjectId = null;
+      this.#lastProject = null;
       this.#memoised = 0;
-    } else byAgent.set(agent ?? address, id);
+    } else memo.set(key, id);
     return id;
   }
 
@@ -68,16 +122,6 @@ export class VisitorHasher {
     // 48 bits and 5 more: an integer below 2^53, exact in a double.
     return digest.readUIntBE(0, 6) * 32 + (digest[6]! >>> 3);
   }
-}
-
-/** The map under key, made empty when missing. */
-function child<K, V extends Map<unknown, unknown>>(map: Map<K, V>, key: K): V {
-  let inner = map.get(key);
-  if (inner === undefined) {
-    inner = new Map() as V;
-    map.set(key, inner);
-  }
-  return inner;
 }
 
 /** The salt of the current UTC day, made on first use and cached; older salts deleted. */

@@ -35,13 +35,14 @@ function views(
 await forEachBackend('visitor ids staged once per writer', ({ db }) => {
   /** Every staged (path, class, id), sorted; an id staged by two rows is there twice. */
   const staged = async () => {
-    const rows = await db().query<{ visitors: string }>(
-      'SELECT visitors FROM visitor_ids_staged ORDER BY id',
+    const rows = await db().query<{ ids: Uint8Array | null; visitors: string | null }>(
+      'SELECT ids, visitors FROM visitor_ids_staged ORDER BY id',
     );
     return rows
       .flatMap((row) => {
         const sets = new VisitorSets();
-        sets.addEncoded(JSON.parse(row.visitors) as EncodedVisitors);
+        if (row.ids !== null) sets.addBinary(row.ids);
+        else sets.addEncoded(JSON.parse(row.visitors!) as EncodedVisitors);
         return [...sets.entries()].flatMap((s) =>
           [...s.ids].map((id) => `${s.path} ${s.visitorClass} ${id}`),
         );

@@ -13,11 +13,22 @@ export interface StagedRow {
   referrals: string | null;
 }
 
-/** Appends a staged row; returns its id (the writer's merger remembers what each id holds). */
-export async function insertStagedCounts(tx: Queryable, row: StagedRow): Promise<number> {
+/**
+ * Appends a staged row, and the group's visitor ids (VisitorSets.encodeBinary(), null: none) to
+ * visitor_ids_staged in the same statement: one round trip for both. Returns the staged row's id
+ * (the writer's merger remembers what each id holds).
+ */
+export async function insertStagedCounts(
+  tx: Queryable,
+  row: StagedRow,
+  visitorIds: Uint8Array | null,
+): Promise<number> {
   const rows = await tx.query<{ id: number }>(
-    'INSERT INTO page_views_staged (views, counts, referrals) VALUES ($1, $2, $3) RETURNING id',
-    [row.views, row.counts, row.referrals],
+    `WITH visitor_ids AS (
+       INSERT INTO visitor_ids_staged (ids) SELECT $4::bytea WHERE $4::bytea IS NOT NULL
+     )
+     INSERT INTO page_views_staged (views, counts, referrals) VALUES ($1, $2, $3) RETURNING id`,
+    [row.views, row.counts, row.referrals, visitorIds],
   );
   return Number(rows[0]!.id);
 }

@@ -27,7 +27,7 @@ import {
   selectExistingProjects,
 } from './staged-queries.ts';
 import { type EncodedSums, ViewSums } from './view-sums.ts';
-import { stageVisitorSets } from './visitor-staging.ts';
+import { stagedVisitorIds } from './visitor-staging.ts';
 
 /** Staged rows read back per merge transaction (each row is one group commit's keys). */
 const ROWS_PER_MERGE = 100;
@@ -37,15 +37,14 @@ const ROWS_PER_MERGE = 100;
  * are the ids to stage: the sums' own, or those of them not committed before (visitor-memo.ts).
  */
 export async function stageSums(tx: Queryable, sums: ViewSums, visitors = sums.visitors): Promise<number> {
-  // Visitor ids go straight to their own staging, folded into the sketches later: the merge
-  // then never carries them.
-  await stageVisitorSets(tx, visitors);
+  // Visitor ids go straight to their own staging (in the same statement), folded into the
+  // sketches later: the merge then never carries them.
   const referrals = sums.referrals.isEmpty ? null : JSON.stringify(sums.referrals.encode());
-  return insertStagedCounts(tx, {
-    views: sums.views,
-    counts: JSON.stringify(sums.encode()),
-    referrals,
-  });
+  return insertStagedCounts(
+    tx,
+    { views: sums.views, counts: JSON.stringify(sums.encode()), referrals },
+    stagedVisitorIds(visitors),
+  );
 }
 
 export interface MergeResult {

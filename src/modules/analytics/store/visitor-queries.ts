@@ -126,10 +126,6 @@ export async function selectRangeSketches(
 /** Advisory lock class that serialises folds ('vfld'); the object id is always 0. */
 export const VISITOR_FOLD_LOCK_CLASS = 0x76666c64;
 
-export async function insertStagedVisitors(tx: Queryable, visitors: string): Promise<void> {
-  await tx.query('INSERT INTO visitor_ids_staged (visitors) VALUES ($1)', [visitors]);
-}
-
 /** True when visitor ids wait to be folded (the cheap check before every fold). */
 export async function selectAnyStagedVisitors(db: Queryable): Promise<boolean> {
   const rows = await db.query('SELECT id FROM visitor_ids_staged ORDER BY id LIMIT 1');
@@ -141,15 +137,22 @@ export async function lockVisitorFold(tx: Queryable): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock($1, 0)', [VISITOR_FOLD_LOCK_CLASS]);
 }
 
+/**
+ * A staged row of visitor ids: `ids` (bytes, VisitorSets.encodeBinary()) since migration 0021,
+ * `visitors` (JSON text, VisitorSets.encode()) for rows staged before it; never both.
+ * Ingest stages them with its views (insertStagedCounts in staged-queries.ts).
+ */
+export interface StagedVisitorRow {
+  ids: Uint8Array | null;
+  visitors: string | null;
+}
+
 /** Removes and returns the oldest staged visitor rows, at most `limit`, folded in the same transaction. */
-export async function deleteOldestStagedVisitors(
-  tx: Queryable,
-  limit: number,
-): Promise<{ visitors: string }[]> {
-  return tx.query<{ visitors: string }>(
+export async function deleteOldestStagedVisitors(tx: Queryable, limit: number): Promise<StagedVisitorRow[]> {
+  return tx.query<StagedVisitorRow>(
     `DELETE FROM visitor_ids_staged
       WHERE id IN (SELECT id FROM visitor_ids_staged ORDER BY id LIMIT $1)
-      RETURNING visitors`,
+      RETURNING ids, visitors`,
     [limit],
   );
 }

@@ -7,13 +7,19 @@ import { ProjectHours } from './project-hours.ts';
 
 export type VisitorClass = 'human' | 'ai';
 
+/** The first byte of encodeBinary()'s form. */
+const BINARY_VERSION = 1;
+
 /** The site-wide key: no page path is empty (paths start with "/"). */
 export const SITE_PATH = '';
 
 type ByPath = Map<string, Set<number>>;
 type ByClass = Map<VisitorClass, ByPath>;
 
-/** The staged form (JSON): one entry per (project, hour, class, path) with its ids. */
+/**
+ * The staged form before migration 0021 (JSON text): one entry per (project, hour, class, path)
+ * with its ids. Rows of it may wait at an upgrade; the fold still reads them (addEncoded).
+ */
 export type EncodedVisitors = [
   projectId: string,
   hourSeconds: number,
@@ -63,6 +69,7 @@ export class VisitorSets {
     if (other !== this && !other.isEmpty) this.#parts.push(other);
   }
 
+  /** The staged form before migration 0021 (tests make rows of it; ingest stages encodeBinary()). */
   encode(): EncodedVisitors {
     return [...this.entries()].map((s) => [
       s.projectId,
@@ -71,6 +78,58 @@ export class VisitorSets {
       s.path,
       Buffer.from(Float64Array.from(s.ids).buffer).toString('base64'),
     ]);
+  }
+
+  /**
+   * The staged form (bytea, migration 0021): a version byte (1), then per (project, hour, class,
+   * path): the project's UTF-8 length (uint16) and bytes, the hour in epoch seconds (float64),
+   * the class (0 human, 1 ai), the path's UTF-8 length (uint32) and bytes, the count of ids
+   * (uint32) and the ids (float64 each), all little-endian. Sent as a binary parameter: no text
+   * encoding, JSON or escaping on either side, and 8 bytes per id instead of base64's 10.7.
+   */
+  encodeBinary(): Buffer {
+    const sets = [...this.entries()];
+    let size = 1;
+    for (const set of sets)
+      size +=
+        2 + Buffer.byteLength(set.projectId) + 8 + 1 + 4 + Buffer.byteLength(set.path) + 4 + 8 * set.ids.size;
+    const bytes = Buffer.allocUnsafe(size);
+    let at = bytes.writeUInt8(BINARY_VERSION, 0);
+    for (const set of sets) {
+      const projectLength = bytes.write(set.projectId, at + 2);
+      at = bytes.writeUInt16LE(projectLength, at) + projectLength;
+      at = bytes.writeDoubleLE(set.hourSeconds, at);
+      at = bytes.writeUInt8(set.visitorClass === 'human' ? 0 : 1, at);
+      const pathLength = bytes.write(set.path, at + 4);
+      at = bytes.writeUInt32LE(pathLength, at) + pathLength;
+      at = bytes.writeUInt32LE(set.ids.size, at);
+      for (const id of set.ids) at = bytes.writeDoubleLE(id, at);
+    }
+    return bytes;
+  }
+
+  /** Adds what encodeBinary() gave; a RangeError when the bytes are not of that form. */
+  addBinary(bytes: Uint8Array): void {
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (buffer.length === 0 || buffer[0] !== BINARY_VERSION)
+      throw new RangeError(`staged visitor ids: unknown form ${buffer[0]}`);
+    let at = 1;
+    while (at < buffer.length) {
+      const projectLength = buffer.readUInt16LE(at);
+      const projectId = buffer.toString('utf8', at + 2, at + 2 + projectLength);
+      at += 2 + projectLength;
+      const hourSeconds = buffer.readDoubleLE(at);
+      const visitorClass: VisitorClass = buffer.readUInt8(at + 8) === 0 ? 'human' : 'ai';
+      at += 9;
+      const pathLength = buffer.readUInt32LE(at);
+      const path = buffer.toString('utf8', at + 4, at + 4 + pathLength);
+      at += 4 + pathLength;
+      const count = buffer.readUInt32LE(at);
+      at += 4;
+      if (at + 8 * count > buffer.length) throw new RangeError('staged visitor ids: cut short');
+      const byPath = this.#pathsOf(projectId, hourSeconds, visitorClass);
+      for (let i = 0; i < count; i++, at += 8) addId(byPath, path, buffer.readDoubleLE(at));
+    }
   }
 
   /** Adds what encode() gave (parsed back from JSON). */

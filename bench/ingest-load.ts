@@ -22,6 +22,8 @@ export interface LoadResult {
   requests: number;
   events: number;
   seconds: number;
+  /** Events of every answer with the expected status, warm-up and drain included: all the server did. */
+  servedEvents: number;
   /** Answers with another status, by status ("error" for transport failures). */
   unexpected: Record<string, number>;
 }
@@ -32,6 +34,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   let measuring = false;
   let stopping = false;
   let requests = 0;
+  let served = 0;
   const unexpected: Record<string, number> = {};
   let next = 0;
 
@@ -59,6 +62,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
     while (!stopping) {
       const body = spec.bodies[next++ % spec.bodies.length]!;
       const status = await send(body);
+      if (status === spec.expectStatus) served++;
       if (!measuring || stopping) continue;
       if (status === spec.expectStatus) requests++;
       else unexpected[String(status)] = (unexpected[String(status)] ?? 0) + 1;
@@ -75,7 +79,13 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   stopping = true;
   await Promise.all(loops);
   agent.destroy();
-  return { requests, events: requests * spec.recordsPerBody, seconds, unexpected };
+  return {
+    requests,
+    events: requests * spec.recordsPerBody,
+    seconds,
+    servedEvents: served * spec.recordsPerBody,
+    unexpected,
+  };
 }
 
 if (parentPort !== null) {

@@ -13,7 +13,11 @@
 // and checks that the views stored equal the views acknowledged.
 //
 // Bare and ingest take turns (--rounds, 3 by default, --seconds each, 5 by default), so the slow
-// spells of a shared machine fall on both; the figure divides the totals over all rounds.
+// spells of a shared machine fall on both; the figure divides the totals over all rounds. The
+// servers run on the main thread and the load in a worker, so the main thread's own CPU time
+// (process.threadCpuUsage) over a load is what serving it cost: printed per 1,000 events for
+// each, with their ratio, which a busy machine disturbs far less than the rates (PGlite's
+// database work is in it; a PostgreSQL server's is not).
 //
 // Run: node bench/ingest.ts [--engine postgres|pglite|both] [--mix docs|distinct] [--seconds N]
 //      [--rounds N] [--connections N] [--commits N]
@@ -61,11 +65,14 @@ const BODY_LIMIT = 1024 * 1024;
 
 // The batches and their --mix: bench/lib/ingest-bodies.ts.
 
-function load(spec: LoadSpec): Promise<LoadResult> {
+/** The load's result, and the main thread's CPU time (µs) while it ran: the server's. */
+function load(spec: LoadSpec): Promise<LoadResult & { serverCpuUs: number }> {
+  const before = process.threadCpuUsage();
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./ingest-load.ts', import.meta.url), { workerData: spec });
     worker.once('message', (result: LoadResult) => {
-      resolve(result);
+      const after = process.threadCpuUsage();
+      resolve({ ...result, serverCpuUs: after.user + after.system - before.user - before.system });
       void worker.terminate();
     });
     worker.once('error', reject);
@@ -157,8 +164,8 @@ async function measure(db: Database, bodies: string[]) {
   const bare = await startBare();
   const ingest = await startIngest(db);
   const totals = {
-    bare: { events: 0, seconds: 0, requests: 0 },
-    ingest: { events: 0, seconds: 0, requests: 0 },
+    bare: { events: 0, seconds: 0, requests: 0, cpuUs: 0, served: 0 },
+    ingest: { events: 0, seconds: 0, requests: 0, cpuUs: 0, served: 0 },
   };
   const ratios: number[] = [];
   let notes = '';
@@ -176,6 +183,8 @@ async function measure(db: Database, bodies: string[]) {
         total.events += r.events;
         total.seconds += r.seconds;
         total.requests += r.requests;
+        total.cpuUs += r.serverCpuUs;
+        total.served += r.servedEvents;
       }
       ratios.push(result.events / result.seconds / (baseline.events / baseline.seconds));
     }
@@ -227,6 +236,13 @@ for (const engine of engines) {
         `(${(stats.committedRequests / Math.max(1, stats.commits)).toFixed(1)} per commit), ` +
         `${stats.committedViews} views committed, ${stored} stored, ${stats.overloadRefusals} refused; ` +
         `${stagedAtEnd} views not merged yet when the load stopped, merged in ${Math.round(closeMs)} ms`,
+    );
+    // Over every event served (warm-ups included: their CPU is in the time too).
+    const bareCpu = (totals.bare.cpuUs / totals.bare.served) * 1000;
+    const ingestCpu = (totals.ingest.cpuUs / totals.ingest.served) * 1000;
+    console.log(
+      `${engine} server thread CPU per 1,000 events: bare ${bareCpu.toFixed(0)} µs, ingest ${ingestCpu.toFixed(0)} µs; ` +
+        `ratio (bare / ingest) ${(bareCpu / ingestCpu).toFixed(2)}`,
     );
     figures.push(
       `figure: ingest_events_per_s_${engine}${args.mix === 'docs' ? '' : `_${args.mix}`} = ${fmt(rate)} /s; baseline = ${fmt(baseRate)} /s; ratio = ${(rate / baseRate).toFixed(2)}`,

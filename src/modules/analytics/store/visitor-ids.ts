@@ -17,8 +17,8 @@ const DAY_MS = 86_400_000;
  * tens of MB at most, whatever senders claim. */
 const MEMO_LIMIT = 100_000;
 const MEMO_MAX_LENGTH = 256;
-/** Sets of four user agents each in front of a project's memo (string-front-table.ts). */
-const FRONT_SETS = 512;
+/** Sets of four user agents each in front of a project's memo (string-front-table.ts): 16 KiB. */
+const FRONT_SETS = 256;
 
 /**
  * One project's remembered ids. A human's id is found by user agent, then address: a user agent

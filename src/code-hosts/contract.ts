@@ -2,9 +2,12 @@
 // for a pushed branch, tell git how to authenticate, and name the default branch. The GitHub,
 // GitLab and Gitea adapters implement this and import nothing else of docwright: no database, no
 // modules. createCodeHost() in factory.ts picks the adapter.
+
+export type { CiCheck, CiStatus, CiStatusInput } from './ci.ts';
 export { CodeHostError, type CodeHostFailureCode } from './errors.ts';
 export type { RetryPolicy } from './retry.ts';
 
+import type { CiStatus, CiStatusInput } from './ci.ts';
 import type { RetryPolicy } from './retry.ts';
 
 export type CodeHostKind = 'github' | 'gitlab' | 'gitea';
@@ -79,4 +82,10 @@ export interface CodeHost {
    * For a GitHub App this fetches (or reuses) an installation token.
    */
   gitAuthHeader(signal?: AbortSignal): Promise<string>;
+  /**
+   * The CI status of a commit (GitHub check runs and commit statuses, GitLab's latest pipeline
+   * for it, Gitea commit statuses), with what the host says about failed checks (ci.ts).
+   * Throws CodeHostError.
+   */
+  ciStatus(input: CiStatusInput): Promise<CiStatus>;
 }

@@ -43,6 +43,8 @@ export interface FakeRequest {
 export interface FakeAnswer {
   status: number;
   body?: unknown;
+  /** A plain-text body (GitLab's job logs), sent as is instead of `body`'s JSON. */
+  text?: string;
   headers?: Record<string, string>;
 }
 
@@ -155,9 +157,14 @@ export class CodeHostFakeServer {
       body: this.#redact(raw, `${req.method} ${parsed.pathname}: body`),
       status: answer.status,
     });
-    const body = answer.body === undefined ? '' : JSON.stringify(answer.body);
+    const body =
+      answer.text !== undefined ? answer.text : answer.body === undefined ? '' : JSON.stringify(answer.body);
     res.writeHead(answer.status, {
-      ...(answer.body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' }),
+      ...(answer.text !== undefined
+        ? { 'content-type': 'text/plain; charset=utf-8' }
+        : answer.body === undefined
+          ? {}
+          : { 'content-type': 'application/json; charset=utf-8' }),
       ...answer.headers,
     });
     res.end(body);

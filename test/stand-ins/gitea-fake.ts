@@ -10,6 +10,11 @@
 // (which answers 201, as Gitea's swagger says); errors as {"message", "url"}; tokens sent as
 // "Authorization: token ..." or "Bearer ..." (what gitea-js sends). Gitea's exact wording of the
 // 401 and 422 messages is approximated.
+// CI: GET /repos/{owner}/{repo}/commits/{ref}/status (CombinedStatus: the latest status per
+// context, each with `status` — pending, success, error, failure, warning — context, description,
+// target_url; and a combined `state`). For a commit without statuses Gitea answers 200 with an
+// empty CombinedStatus (empty strings, statuses null), as this fake does. Statuses are added by
+// the test per commit, as Gitea Actions or an external CI would through POST /statuses/{sha}.
 // NOT schema-checked: it is verified only through the real client (gitea-js).
 import {
   CodeHostFakeServer,
@@ -38,6 +43,16 @@ export interface FakeGiteaPull {
   updatedAt: string;
 }
 
+export interface FakeGiteaStatus {
+  id: number;
+  sha: string;
+  context: string;
+  status: 'pending' | 'success' | 'error' | 'failure' | 'warning';
+  description: string;
+  targetUrl: string;
+  at: string;
+}
+
 interface FakeGiteaRepo {
   id: number;
   owner: string;
@@ -45,6 +60,7 @@ interface FakeGiteaRepo {
   defaultBranch: string;
   branches: Set<string>;
   pulls: FakeGiteaPull[];
+  statuses: FakeGiteaStatus[];
 }
 
 const WIP_PREFIX = /^\s*(wip:|\[wip\])\s*/i;
@@ -95,6 +111,31 @@ export class GiteaFake {
       defaultBranch,
       branches: new Set([defaultBranch, ...(repo.branches ?? [])]),
       pulls: [],
+      statuses: [],
+    });
+  }
+
+  /** Adds a commit status (as Gitea Actions or an external CI would). */
+  addCommitStatus(
+    owner: string,
+    name: string,
+    status: {
+      sha: string;
+      context: string;
+      status: FakeGiteaStatus['status'];
+      description?: string;
+      targetUrl?: string;
+    },
+  ): void {
+    const repo = this.#repo(owner, name);
+    repo.statuses.push({
+      id: this.#nextId++,
+      sha: status.sha,
+      context: status.context,
+      status: status.status,
+      description: status.description ?? '',
+      targetUrl: status.targetUrl ?? '',
+      at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     });
   }
 
@@ -137,7 +178,55 @@ export class GiteaFake {
       return this.#create(repo, request.json);
     if (rest.length === 2 && rest[0] === 'pulls' && method === 'PATCH')
       return this.#edit(repo, Number(rest[1]), request.json);
+    if (rest.length === 3 && rest[0] === 'commits' && rest[2] === 'status' && method === 'GET')
+      return this.#combinedStatus(repo, rest[1]!);
     return error(404, 'Not Found');
+  }
+
+  #combinedStatus(repo: FakeGiteaRepo, ref: string): FakeAnswer {
+    const latest = new Map<string, FakeGiteaStatus>();
+    for (const status of repo.statuses.filter((s) => s.sha === ref)) latest.set(status.context, status);
+    const statuses = [...latest.values()];
+    if (statuses.length === 0) {
+      return {
+        status: 200,
+        body: {
+          commit_url: '',
+          repository: null,
+          sha: '',
+          state: '',
+          statuses: null,
+          total_count: 0,
+          url: '',
+        },
+      };
+    }
+    const worst = ['error', 'failure', 'warning', 'pending', 'success'].find((state) =>
+      statuses.some((s) => s.status === state),
+    );
+    const api = `${this.#server.url}/api/v1/repos/${repo.owner}/${repo.name}`;
+    return {
+      status: 200,
+      body: {
+        commit_url: `${api}/git/commits/${ref}`,
+        repository: this.#repositoryJson(repo),
+        sha: ref,
+        state: worst,
+        total_count: statuses.length,
+        url: `${api}/commits/${ref}/status`,
+        statuses: statuses.map((s) => ({
+          id: s.id,
+          status: s.status,
+          context: s.context,
+          description: s.description,
+          target_url: s.targetUrl,
+          url: `${api}/statuses/${ref}`,
+          creator: this.#userJson('ci-bot', 9),
+          created_at: s.at,
+          updated_at: s.at,
+        })),
+      },
+    };
   }
 
   #list(repo: FakeGiteaRepo, query: URLSearchParams): FakeAnswer {

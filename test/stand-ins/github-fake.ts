@@ -12,6 +12,11 @@
 // 10 minutes after iat, and iss) and from GitHub's OpenAPI description in @octokit/openapi, whose
 // schemas (full-repository, repository, simple-user, pull-request, pull-request-simple,
 // installation-token, basic-error, validation-error) every answer follows field by field.
+// CI: "Checks" — list check runs for a Git reference (GET .../commits/{ref}/check-runs, with
+// total_count and check_runs, the check-run schema); "Commit statuses" — get the combined status
+// for a reference (GET .../commits/{ref}/status, combined-commit-status with the latest status per
+// context and the combined state: failure if any failed or errored, pending if any is pending or
+// there is none, else success). Check runs and statuses are added by the test per commit.
 //
 // It is schema-checked: the GitHub tests put Prism (proxy mode, --errors) in front of it with the
 // subset of that description built by github-openapi-subset.ts, so a request Octokit sends or an
@@ -51,6 +56,34 @@ export interface FakePull {
   updatedAt: string;
 }
 
+export interface FakeCheckRun {
+  id: number;
+  sha: string;
+  name: string;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion:
+    | 'success'
+    | 'failure'
+    | 'neutral'
+    | 'cancelled'
+    | 'skipped'
+    | 'timed_out'
+    | 'action_required'
+    | null;
+  output: { title: string | null; summary: string | null; text: string | null };
+  detailsUrl: string | null;
+}
+
+export interface FakeCommitStatus {
+  id: number;
+  sha: string;
+  context: string;
+  state: 'error' | 'failure' | 'pending' | 'success';
+  description: string | null;
+  targetUrl: string | null;
+  at: string;
+}
+
 interface FakeRepo {
   id: number;
   owner: string;
@@ -58,6 +91,8 @@ interface FakeRepo {
   defaultBranch: string;
   branches: Set<string>;
   pulls: FakePull[];
+  checkRuns: FakeCheckRun[];
+  statuses: FakeCommitStatus[];
 }
 
 const DOCS = 'https://docs.github.com/rest';
@@ -135,6 +170,58 @@ export class GitHubFake {
       defaultBranch,
       branches: new Set([defaultBranch, ...(repo.branches ?? [])]),
       pulls: [],
+      checkRuns: [],
+      statuses: [],
+    });
+  }
+
+  /** Adds a check run on a commit (as a GitHub App such as Actions would); returns it to update. */
+  addCheckRun(
+    owner: string,
+    name: string,
+    run: {
+      sha: string;
+      name: string;
+      status?: FakeCheckRun['status'];
+      conclusion?: FakeCheckRun['conclusion'];
+      output?: Partial<FakeCheckRun['output']>;
+      detailsUrl?: string | null;
+    },
+  ): FakeCheckRun {
+    const completed = (run.status ?? 'completed') === 'completed';
+    const added: FakeCheckRun = {
+      id: this.#nextId++,
+      sha: run.sha,
+      name: run.name,
+      status: run.status ?? 'completed',
+      conclusion: completed ? (run.conclusion ?? 'success') : null,
+      output: { title: null, summary: null, text: null, ...run.output },
+      detailsUrl: run.detailsUrl ?? null,
+    };
+    this.#repo(owner, name).checkRuns.push(added);
+    return added;
+  }
+
+  /** Adds a commit status (as a CI service would through POST /repos/{o}/{r}/statuses/{sha}). */
+  addCommitStatus(
+    owner: string,
+    name: string,
+    status: {
+      sha: string;
+      context: string;
+      state: FakeCommitStatus['state'];
+      description?: string | null;
+      targetUrl?: string | null;
+    },
+  ): void {
+    this.#repo(owner, name).statuses.push({
+      id: this.#nextId++,
+      sha: status.sha,
+      context: status.context,
+      state: status.state,
+      description: status.description ?? null,
+      targetUrl: status.targetUrl ?? null,
+      at: timestamp(),
     });
   }
 
@@ -486,7 +573,87 @@ export class GitHubFake {
     if (rest.length === 2 && rest[0] === 'pulls' && method === 'PATCH') {
       return this.#updatePull(repo, Number(rest[1]), request.json);
     }
+    if (rest.length === 3 && rest[0] === 'commits' && method === 'GET') {
+      if (rest[2] === 'check-runs') return this.#listCheckRuns(repo, rest[1]!, request.query);
+      if (rest[2] === 'status') return this.#combinedStatus(repo, rest[1]!);
+    }
     return notFound();
+  }
+
+  #listCheckRuns(repo: FakeRepo, ref: string, query: URLSearchParams): FakeAnswer {
+    const perPage = Math.min(Number(query.get('per_page') ?? 30), 100);
+    let runs = repo.checkRuns.filter((r) => r.sha === ref);
+    if ((query.get('filter') ?? 'latest') === 'latest') {
+      // The most recent run of each name.
+      const latest = new Map<string, FakeCheckRun>();
+      for (const run of runs) latest.set(run.name, run);
+      runs = [...latest.values()];
+    }
+    const api = `${this.#apiBase()}/repos/${repo.owner}/${repo.name}`;
+    const web = `${this.#webBase()}/${repo.owner}/${repo.name}`;
+    return {
+      status: 200,
+      body: {
+        total_count: runs.length,
+        check_runs: runs.slice(0, perPage).map((run) => ({
+          id: run.id,
+          head_sha: run.sha,
+          node_id: nodeId('CheckRun', run.id),
+          external_id: '',
+          url: `${api}/check-runs/${run.id}`,
+          html_url: `${web}/runs/${run.id}`,
+          details_url: run.detailsUrl ?? `${web}/runs/${run.id}`,
+          status: run.status,
+          conclusion: run.conclusion,
+          started_at: '2026-01-01T00:00:00Z',
+          completed_at: run.status === 'completed' ? '2026-01-01T00:01:00Z' : null,
+          output: {
+            ...run.output,
+            annotations_count: 0,
+            annotations_url: `${api}/check-runs/${run.id}/annotations`,
+          },
+          name: run.name,
+          check_suite: { id: run.id + 1 },
+          app: null,
+          pull_requests: [],
+        })),
+      },
+    };
+  }
+
+  #combinedStatus(repo: FakeRepo, ref: string): FakeAnswer {
+    const latest = new Map<string, FakeCommitStatus>();
+    for (const status of repo.statuses.filter((s) => s.sha === ref)) latest.set(status.context, status);
+    const statuses = [...latest.values()];
+    const state = statuses.some((s) => s.state === 'failure' || s.state === 'error')
+      ? 'failure'
+      : statuses.length === 0 || statuses.some((s) => s.state === 'pending')
+        ? 'pending'
+        : 'success';
+    const api = `${this.#apiBase()}/repos/${repo.owner}/${repo.name}`;
+    return {
+      status: 200,
+      body: {
+        state,
+        statuses: statuses.map((s) => ({
+          url: `${api}/statuses/${s.sha}`,
+          avatar_url: null,
+          id: s.id,
+          node_id: nodeId('StatusContext', s.id),
+          state: s.state,
+          description: s.description,
+          target_url: s.targetUrl,
+          context: s.context,
+          created_at: s.at,
+          updated_at: s.at,
+        })),
+        sha: ref,
+        total_count: statuses.length,
+        repository: this.#repositoryJson(repo),
+        commit_url: `${api}/commits/${ref}`,
+        url: `${api}/commits/${ref}/status`,
+      },
+    };
   }
 
   #authenticate(request: FakeRequest): FakeAnswer | undefined {

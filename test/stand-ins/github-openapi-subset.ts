@@ -30,6 +30,8 @@ export const GITHUB_OPERATIONS_USED: OperationRef[] = [
   { method: 'post', path: '/repos/{owner}/{repo}/pulls' },
   { method: 'patch', path: '/repos/{owner}/{repo}/pulls/{pull_number}' },
   { method: 'post', path: '/app/installations/{installation_id}/access_tokens' },
+  { method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/check-runs' },
+  { method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/status' },
 ];
 
 export type GitHubDescription = 'api.github.com' | 'ghes-3.19';

@@ -11,6 +11,11 @@
 // headers; "Drafts" — a title starting with "Draft:", "[Draft]" or "(Draft)" makes a draft), and
 // from the 409 "Another open merge request already exists for this source branch: !N" that GitLab
 // answers to a duplicate. The exact wording of other validation errors is approximated.
+// CI ("Pipelines API" — list project pipelines with `sha`, `order_by`, `sort`; "Jobs API" — list
+// pipeline jobs, which leaves retried jobs out unless include_retried; get a log file, GET
+// /projects/:id/jobs/:job_id/trace, answered as text/plain): pipelines with their jobs are added
+// by the test per commit; a pipeline's status follows its jobs as GitLab's does (running while a
+// job is pending or running, failed when a job failed without allow_failure, else success).
 // NOT schema-checked: GitLab publishes no complete OpenAPI description of these operations that
 // a proxy could check it against; it is verified only through the real client (@gitbeaker/rest).
 import {
@@ -42,12 +47,32 @@ export interface FakeMergeRequest {
   updatedAt: string;
 }
 
+export interface FakeGitLabJob {
+  id: number;
+  name: string;
+  stage: string;
+  status: 'created' | 'pending' | 'running' | 'success' | 'failed' | 'canceled' | 'skipped' | 'manual';
+  allowFailure: boolean;
+  failureReason: string | null;
+  log: string;
+}
+
+export interface FakePipeline {
+  id: number;
+  iid: number;
+  sha: string;
+  ref: string;
+  jobs: FakeGitLabJob[];
+  createdAt: string;
+}
+
 interface FakeProject {
   id: number;
   fullPath: string;
   defaultBranch: string;
   branches: Set<string>;
   mergeRequests: FakeMergeRequest[];
+  pipelines: FakePipeline[];
 }
 
 const DRAFT_PREFIX = /^\s*(\[draft\]|\(draft\)|draft:)\s*/i;
@@ -97,8 +122,46 @@ export class GitLabFake {
       defaultBranch,
       branches: new Set([defaultBranch, ...(project.branches ?? [])]),
       mergeRequests: [],
+      pipelines: [],
     });
     return id;
+  }
+
+  /** Adds a pipeline for a commit with its jobs (as a push would start one); returns it to update. */
+  addPipeline(
+    fullPath: string,
+    pipeline: {
+      sha: string;
+      ref?: string;
+      jobs: Array<{
+        name: string;
+        stage?: string;
+        status: FakeGitLabJob['status'];
+        allowFailure?: boolean;
+        failureReason?: string;
+        log?: string;
+      }>;
+    },
+  ): FakePipeline {
+    const project = this.#project(fullPath);
+    const added: FakePipeline = {
+      id: this.#nextId++,
+      iid: project.pipelines.length + 1,
+      sha: pipeline.sha,
+      ref: pipeline.ref ?? project.defaultBranch,
+      createdAt: new Date().toISOString(),
+      jobs: pipeline.jobs.map((job) => ({
+        id: this.#nextId++,
+        name: job.name,
+        stage: job.stage ?? 'test',
+        status: job.status,
+        allowFailure: job.allowFailure ?? false,
+        failureReason: job.failureReason ?? (job.status === 'failed' ? 'script_failure' : null),
+        log: job.log ?? '',
+      })),
+    };
+    project.pipelines.push(added);
+    return added;
   }
 
   addBranch(fullPath: string, branch: string): void {
@@ -150,7 +213,81 @@ export class GitLabFake {
     if (rest.length === 2 && rest[0] === 'merge_requests' && method === 'PUT') {
       return this.#update(project, Number(rest[1]), request.json);
     }
+    if (method === 'GET' && rest[0] === 'pipelines') {
+      if (rest.length === 1) return this.#pipelines(project, request.query);
+      const pipeline = project.pipelines.find((p) => p.id === Number(rest[1]));
+      if (!pipeline) return { status: 404, body: { message: '404 Not found' } };
+      if (rest.length === 3 && rest[2] === 'jobs') return this.#jobs(project, pipeline, request.query);
+    }
+    if (method === 'GET' && rest.length === 3 && rest[0] === 'jobs' && rest[2] === 'trace') {
+      const job = project.pipelines.flatMap((p) => p.jobs).find((j) => j.id === Number(rest[1]));
+      if (!job) return { status: 404, body: { message: '404 Not found' } };
+      return { status: 200, text: job.log };
+    }
     return { status: 404, body: { error: '404 Not Found' } };
+  }
+
+  #pipelineStatus(pipeline: FakePipeline): string {
+    const jobs = pipeline.jobs;
+    if (jobs.some((j) => j.status === 'running' || j.status === 'pending' || j.status === 'created')) {
+      return jobs.some((j) => j.status === 'running') ? 'running' : 'pending';
+    }
+    if (jobs.some((j) => j.status === 'failed' && !j.allowFailure)) return 'failed';
+    if (jobs.some((j) => j.status === 'canceled')) return 'canceled';
+    return jobs.length === 0 ? 'failed' : 'success';
+  }
+
+  #pipelineJson(project: FakeProject, pipeline: FakePipeline) {
+    return {
+      id: pipeline.id,
+      iid: pipeline.iid,
+      project_id: project.id,
+      sha: pipeline.sha,
+      ref: pipeline.ref,
+      status: this.#pipelineStatus(pipeline),
+      source: 'push',
+      created_at: pipeline.createdAt,
+      updated_at: pipeline.createdAt,
+      web_url: `${this.#webBase()}/${project.fullPath}/-/pipelines/${pipeline.id}`,
+    };
+  }
+
+  #pipelines(project: FakeProject, query: URLSearchParams): FakeAnswer {
+    const sha = query.get('sha');
+    const perPage = Math.min(Number(query.get('per_page') ?? 20), 100);
+    const ascending = query.get('sort') === 'asc';
+    const matching = project.pipelines
+      .filter((p) => !sha || p.sha === sha)
+      .sort((a, b) => (ascending ? a.id - b.id : b.id - a.id));
+    return {
+      status: 200,
+      headers: pageHeaders(1, perPage, matching.length),
+      body: matching.slice(0, perPage).map((p) => this.#pipelineJson(project, p)),
+    };
+  }
+
+  #jobs(project: FakeProject, pipeline: FakePipeline, query: URLSearchParams): FakeAnswer {
+    const perPage = Math.min(Number(query.get('per_page') ?? 20), 100);
+    return {
+      status: 200,
+      headers: pageHeaders(1, perPage, pipeline.jobs.length),
+      body: pipeline.jobs.slice(0, perPage).map((job) => ({
+        id: job.id,
+        name: job.name,
+        stage: job.stage,
+        status: job.status,
+        ref: pipeline.ref,
+        tag: false,
+        allow_failure: job.allowFailure,
+        created_at: pipeline.createdAt,
+        started_at: pipeline.createdAt,
+        finished_at: job.status === 'running' || job.status === 'pending' ? null : pipeline.createdAt,
+        failure_reason: job.failureReason ?? undefined,
+        web_url: `${this.#webBase()}/${project.fullPath}/-/jobs/${job.id}`,
+        pipeline: this.#pipelineJson(project, pipeline),
+        commit: { id: pipeline.sha, short_id: pipeline.sha.slice(0, 8), title: 'docs change' },
+      })),
+    };
   }
 
   #list(project: FakeProject, query: URLSearchParams, segments: string[]): FakeAnswer {
@@ -304,6 +441,17 @@ export class GitLabFake {
       web_url: mr.web_url,
     };
   }
+}
+
+function pageHeaders(page: number, perPage: number, total: number): Record<string, string> {
+  return {
+    'x-page': String(page),
+    'x-per-page': String(perPage),
+    'x-total': String(total),
+    'x-total-pages': String(Math.max(1, Math.ceil(total / perPage))),
+    'x-next-page': '',
+    'x-prev-page': '',
+  };
 }
 
 function bearer(header: string | undefined): string | undefined {

@@ -1,15 +1,18 @@
 // Gitea and Forgejo through gitea-js (a fetch-based client generated from Gitea's swagger).
 //
 // Operations used (Gitea API v1): GET /repos/{owner}/{repo}/pulls?state=open (paged), POST
-// /repos/{owner}/{repo}/pulls, PATCH /repos/{owner}/{repo}/pulls/{index}, GET /repos/{owner}/{repo}.
+// /repos/{owner}/{repo}/pulls, PATCH /repos/{owner}/{repo}/pulls/{index}, GET /repos/{owner}/{repo};
+// for CI status (ci-status.ts) GET /repos/{owner}/{repo}/commits/{ref}/status.
 // A draft is a pull request whose title starts with "WIP: " (Gitea's default work-in-progress
 // prefix), as the API has no draft field on creation.
 import { giteaApi } from 'gitea-js';
+import { type CiStatus, type CiStatusInput, scrubCiStatus } from '../ci.ts';
 import type { CodeHost, CodeHostOptions, PullRequestInput, PullRequestResult } from '../contract.ts';
 import { CodeHostError, SecretScrubber } from '../errors.ts';
 import { basicAuthorization, locateRepository, rootBelowApi } from '../locations.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetries } from '../retry.ts';
 import { requestSignal } from '../signals.ts';
+import { readGiteaCiStatus } from './ci-status.ts';
 import { toCodeHostError } from './gitea-errors.ts';
 
 type GiteaClient = ReturnType<typeof giteaApi>;
@@ -116,6 +119,17 @@ export class GiteaCodeHost implements CodeHost {
     // Gitea (and Forgejo) read a Basic user name as the token when the password is empty or
     // "x-oauth-basic", so no account name is needed (services/auth/basic.go).
     return `Authorization: ${basicAuthorization(this.#token, 'x-oauth-basic')}`;
+  }
+
+  async ciStatus(input: CiStatusInput): Promise<CiStatus> {
+    const target = this.#target(input.repositoryUrl);
+    const status = await readGiteaCiStatus(
+      (action, send) => this.#call(target, action, input.signal, send),
+      target.owner,
+      target.repo,
+      input.sha,
+    );
+    return scrubCiStatus(status, (text) => this.#scrubber.scrub(text));
   }
 
   #target(repositoryUrl: string): Target {

@@ -3,14 +3,17 @@
 // Operations used (GitHub REST API, "Pulls" and "Repositories"; the tests check them against the
 // official OpenAPI description): GET /repos/{owner}/{repo}/pulls?head=owner:branch&state=open,
 // POST /repos/{owner}/{repo}/pulls, PATCH /repos/{owner}/{repo}/pulls/{number},
-// GET /repos/{owner}/{repo}, and for Apps POST /app/installations/{id}/access_tokens.
+// GET /repos/{owner}/{repo}, and for Apps POST /app/installations/{id}/access_tokens; for CI
+// status (ci-status.ts) GET /repos/{owner}/{repo}/commits/{ref}/check-runs and .../status.
 import type { Octokit } from '@octokit/rest';
+import { type CiStatus, type CiStatusInput, scrubCiStatus } from '../ci.ts';
 import type { CodeHost, CodeHostOptions, PullRequestInput, PullRequestResult } from '../contract.ts';
 import { CodeHostError, SecretScrubber } from '../errors.ts';
 import { basicAuthorization, githubApiUrl, locateRepository, webBaseOf } from '../locations.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetries } from '../retry.ts';
 import { requestSignal } from '../signals.ts';
 import { InstallationTokens } from './app-token.ts';
+import { readGitHubCiStatus } from './ci-status.ts';
 import { createOctokit } from './octokit-client.ts';
 import { toCodeHostError } from './octokit-errors.ts';
 
@@ -90,6 +93,17 @@ export class GitHubCodeHost implements CodeHost {
     const token = await withRetries(this.#retry, signal, () => this.#token(this.#defaultApiUrl(), signal));
     // GitHub's documented way to use a token (personal or installation) as git credentials.
     return `Authorization: ${basicAuthorization('x-access-token', token)}`;
+  }
+
+  async ciStatus(input: CiStatusInput): Promise<CiStatus> {
+    const target = this.#target(input.repositoryUrl);
+    const status = await readGitHubCiStatus(
+      (action, send) => this.#call(target, action, input.signal, send),
+      target.owner,
+      target.repo,
+      input.sha,
+    );
+    return scrubCiStatus(status, (text) => this.#scrubber.scrub(text));
   }
 
   #target(repositoryUrl: string): Target {

@@ -3,13 +3,16 @@
 // Operations used (GitLab REST API, "Merge requests" and "Projects"; the project is addressed by
 // its URL-encoded full path, so nested groups work): GET /projects/:id/merge_requests
 // ?source_branch=&state=opened, POST /projects/:id/merge_requests, PUT
-// /projects/:id/merge_requests/:iid, GET /projects/:id. A draft is a merge request whose title
+// /projects/:id/merge_requests/:iid, GET /projects/:id; for CI status (ci-status.ts) GET
+// /projects/:id/pipelines?sha=, .../pipelines/:pipeline_id/jobs and .../jobs/:job_id/trace. A draft is a merge request whose title
 // starts with "Draft: " (GitLab derives the draft state from the title).
 import { Gitlab } from '@gitbeaker/rest';
+import { type CiStatus, type CiStatusInput, scrubCiStatus } from '../ci.ts';
 import type { CodeHost, CodeHostOptions, PullRequestInput, PullRequestResult } from '../contract.ts';
 import { CodeHostError, SecretScrubber } from '../errors.ts';
 import { basicAuthorization, locateRepository, rootBelowApi } from '../locations.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetries } from '../retry.ts';
+import { readGitLabCiStatus } from './ci-status.ts';
 import { toCodeHostError } from './gitbeaker-errors.ts';
 
 type GitlabClient = InstanceType<typeof Gitlab<false>>;
@@ -86,6 +89,16 @@ export class GitLabCodeHost implements CodeHost {
   async gitAuthHeader(): Promise<string> {
     // GitLab accepts any user name with an access token as the password; "oauth2" is its documented one.
     return `Authorization: ${basicAuthorization('oauth2', this.#token)}`;
+  }
+
+  async ciStatus(input: CiStatusInput): Promise<CiStatus> {
+    const { host, project } = this.#target(input.repositoryUrl);
+    const status = await readGitLabCiStatus(
+      (action, send) => this.#call(host, action, send),
+      project,
+      input.sha,
+    );
+    return scrubCiStatus(status, (text) => this.#scrubber.scrub(text));
   }
 
   #target(repositoryUrl: string): { host: string; project: string } {

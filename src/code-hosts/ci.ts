@@ -55,8 +55,10 @@ export function combineCiChecks(checks: readonly CiCheck[]): CiStatus['state'] {
 }
 
 // CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks), other escapes.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what is removed
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
 // Control characters except tab and newline (carriage returns included: progress bars).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 // GitLab's collapsible sections: "section_start:1700000000:step_script\r\u001b[0K".
 const GITLAB_SECTION = /section_(?:start|end):\d+:[A-Za-z0-9_.-]+(?:\[[^\]]*\])?/g;

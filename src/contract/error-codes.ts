@@ -158,6 +158,15 @@ export const JOB_CHECKS_ERROR_CODES = {
   },
 } as const satisfies Record<string, ErrorSpec>;
 
+/** A job's CI watch (the checks on its pull request). */
+export const JOB_CI_ERROR_CODES = {
+  job_ci_not_found: {
+    status: 404,
+    description:
+      "The job has no CI watch: its project's ci setting is off, or it has not opened a pull request yet; the message says which.",
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
 /** The analytics exports and the agent list. */
 export const ANALYTICS_ERROR_CODES = {
   invalid_date_range: {
@@ -340,6 +349,7 @@ export const ERROR_CODES_BY_OWNER = {
   jobs: JOB_ERROR_CODES,
   jobDiffs: JOB_DIFF_ERROR_CODES,
   jobChecks: JOB_CHECKS_ERROR_CODES,
+  jobCi: JOB_CI_ERROR_CODES,
   analytics: ANALYTICS_ERROR_CODES,
   ingest: INGEST_ERROR_CODES,
   import: IMPORT_ERROR_CODES,

@@ -16,6 +16,7 @@ export * from './error-registry.ts';
 export * from './health.ts';
 export * from './ingest.ts';
 export * from './job-checks.ts';
+export * from './job-ci.ts';
 export * from './job-events.ts';
 export * from './job-failure-codes.ts';
 export * from './job-statuses.ts';

@@ -14,6 +14,7 @@ export const JOB_EVENT_TYPES = [
   'pushed',
   'pull_request',
   'completed',
+  'ci_status',
   'failed',
   'message',
   'archived',

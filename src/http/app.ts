@@ -13,6 +13,7 @@ import { registerAnalyticsRoutes } from '../modules/analytics/routes.ts';
 import { registerAutomationRoutes } from '../modules/automations/routes.ts';
 import { type DashboardPluginOptions, registerDashboard } from '../modules/dashboard/index.ts';
 import { registerJobChecksRoutes } from '../modules/jobs/checks/routes.ts';
+import { registerJobCiRoutes } from '../modules/jobs/ci/routes.ts';
 import { registerJobDiffRoutes } from '../modules/jobs/diff/routes.ts';
 import { registerJobEventRoutes } from '../modules/jobs/events/routes.ts';
 import { registerJobRoutes } from '../modules/jobs/routes.ts';
@@ -120,6 +121,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   registerJobDiffRoutes(app, context);
   registerUsageRoutes(app, context);
   registerJobChecksRoutes(app, context);
+  registerJobCiRoutes(app, context);
   registerAutomationRoutes(app, context);
   // Pending counts of the unknown-agents report, written every few seconds and at close.
   const unrecognized = new UnrecognizedAgentCounter(context.db, { logger: app.log });

@@ -26,6 +26,16 @@ export const SERVE_EXTENSIONS: ServeExtension[] = [
     },
   },
   {
+    // Watches the checks of jobs' pull requests (docs/ci-follow-up.md); safe with several.
+    name: 'CI watcher',
+    async start({ db, config, logger }) {
+      const { createCiWatcher } = await import('./ci-watcher.ts');
+      const watcher = createCiWatcher(db, config, logger);
+      await watcher.start();
+      return { close: () => watcher.stop() };
+    },
+  },
+  {
     // Turns automation runs into jobs and fires schedules; safe with several (runs are claimed).
     name: 'automation worker',
     async start({ db, config, logger }) {

@@ -78,6 +78,8 @@ export async function publish(
     headIsNew: !workspace.branchOnHost,
     signal,
   });
-  await input.event('pull_request', { url: pr.url, number: pr.number, reused: pr.reused });
+  // The commit the pull request shows: the CI watch reads its checks (docs/ci-follow-up.md).
+  const headSha = commit.committed ? commit.commit : await workspace.headCommit();
+  await input.event('pull_request', { url: pr.url, number: pr.number, reused: pr.reused, headSha });
   return pr;
 }

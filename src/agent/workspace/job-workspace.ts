@@ -205,6 +205,11 @@ export class JobWorkspace {
     return [...new Set([...tracked.stdout.split('\0'), ...untracked.stdout.split('\0')].filter(Boolean))];
   }
 
+  /** The commit the branch points at (what a push sends). */
+  async headCommit(): Promise<string> {
+    return (await this.git(['rev-parse', 'HEAD'], 'reading the branch')).stdout.trim();
+  }
+
   /** Commits on the branch that its base does not have (0: the branch adds nothing). */
   async commitsAhead(): Promise<number> {
     const result = await this.git(['rev-list', '--count', `${this.baseCommit}..HEAD`], 'counting commits');

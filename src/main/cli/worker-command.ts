@@ -39,6 +39,8 @@ export function registerWorkerCommand(program: Command): void {
       const worker = createJobWorker(opened.db, config, logger, metrics);
       const { createAutomationWorker } = await import('../automation-worker.ts');
       const automations = createAutomationWorker(opened.db, config, logger, () => worker.nudge());
+      const { createCiWatcher } = await import('../ci-watcher.ts');
+      const ciWatcher = createCiWatcher(opened.db, config, logger, () => worker.nudge());
       let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
       // The worker runs until it is stopped. Its poll timer does not hold the process open, and
       // while the database is away no connection does either: without this, an outage would
@@ -48,6 +50,7 @@ export function registerWorkerCommand(program: Command): void {
         clearInterval(keepAlive);
         try {
           await automations.stop();
+          await ciWatcher.stop();
           await worker.stop(WORKER_STOP_GRACE_MS);
           await metricsServer?.close();
         } finally {
@@ -56,6 +59,7 @@ export function registerWorkerCommand(program: Command): void {
       }, logger);
       await worker.start();
       await automations.start();
+      await ciWatcher.start();
       if (config.metrics.workerPort !== null) {
         addDatabaseGauges(metrics, opened.db);
         metricsServer = await startMetricsServer({

@@ -4,6 +4,14 @@
 
 export { getJobChecks, type JobChecksView } from './checks/service.ts';
 export { type JobCodeSource, readJobCodeSource } from './code-source.ts';
+export { getJobCi, type JobCiView } from './ci/service.ts';
+export {
+  type CiReading,
+  CiWatcher,
+  type CiWatcherOptions,
+  type CiWatchTarget,
+  type ReadCiStatus,
+} from './ci/watcher.ts';
 export { getJobDiff, saveJobDiff } from './diff/service.ts';
 export { type JobEventHub, jobEventHub } from './events/event-hub.ts';
 export { jobEventsAreOver, listJobEvents } from './events/service.ts';

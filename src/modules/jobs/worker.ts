@@ -15,6 +15,7 @@ import type { Logger } from '../../util/logger.ts';
 import { scrubSecrets } from '../../util/logger.ts';
 import { getProject } from '../projects/index.ts';
 import { chargeModelCall, loadPriceTable, type PriceTable } from '../usage/index.ts';
+import { startCiWatch } from './ci/service.ts';
 import { insertEvent, notifyJobQueued } from './queries.ts';
 import type { JobRunner, JobRunResult, JobUsage } from './runner-contract.ts';
 import { recordedUsage } from './usage-record.ts';
@@ -353,6 +354,9 @@ export class JobWorker {
           ? { code: result.code, message: result.message }
           : { prLink: result.prLink, stopReason: result.stopReason, summary: result.summary },
       );
+      // The pull request's checks are watched from here (docs/ci-follow-up.md).
+      if (result.status === 'completed' && result.prLink !== null)
+        await startCiWatch(tx, job.id, job.project_id);
       return row;
     });
     return finished !== null;

@@ -115,6 +115,27 @@ export const ProjectSettingsSchema = Type.Object(
         },
       ),
     ),
+    ci: Type.Optional(
+      Type.Union([Type.Literal('off'), Type.Literal('watch'), Type.Literal('fix')], {
+        description:
+          "CI on the job's pull request (default off; docs/ci-follow-up.md): watch polls the code host for the checks of the commit the job pushed and records how they ended (job events, GET .../job/{id}/ci); fix also sends the job a follow-up naming the failed checks, at most ciMaxFollowUps times per job.",
+      }),
+    ),
+    ciMaxFollowUps: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 10,
+        description: 'With ci fix: the most follow-ups failed checks send one job (default 2).',
+      }),
+    ),
+    ciWatchMinutes: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1440,
+        description:
+          'How long the checks of one pushed commit are watched before the watch ends as timed_out (default 30).',
+      }),
+    ),
     webhookUrl: Type.Optional(
       Type.String({
         // http(s), a host, no user:password@ (settings are not secret; the webhookSecret is).

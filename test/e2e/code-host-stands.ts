@@ -42,6 +42,16 @@ export interface HostStand {
   pulls(): HostPull[];
   /** Scripted answers for the next requests that create a pull request. */
   failPullRequestCreation(status: number, times?: number): void;
+  /**
+   * Reports a finished CI check on a commit, as the host's CI would: a GitHub check run (its
+   * output summary holding the details), a GitLab pipeline with one job (its log), a Gitea commit
+   * status (its description).
+   */
+  reportCheck(sha: string, check: { name: string; passed: boolean; details: string }): void;
+  /** Scripted answers for the next requests that read a commit's CI status. */
+  failCiReads(status: number, times?: number): void;
+  /** How many requests read a commit's CI status so far. */
+  ciReads(): number;
   /** Where a token was seen outside its header (must stay empty). */
   secretLeaks(): string[];
   recordedText(): string;
@@ -67,6 +77,12 @@ export function gitAuthorization(kind: HostKind, token: string): string {
   if (kind === 'gitlab') return basic('oauth2', token);
   return basic(token, 'x-oauth-basic');
 }
+
+const CI_PATH: Record<HostKind, RegExp> = {
+  github: /\/commits\/[^/]+\/check-runs$/,
+  gitlab: /\/projects\/[^/]+\/pipelines$/,
+  gitea: /\/commits\/[^/]+\/status$/,
+};
 
 const CREATE_PATH: Record<HostKind, RegExp> = {
   github: /\/repos\/[^/]+\/[^/]+\/pulls$/,
@@ -110,6 +126,22 @@ export async function startHostStand(
         })),
       failPullRequestCreation: (status, times = 1) =>
         github.fake.fail(fault(status, times, CREATE_PATH.github, 'github')),
+      reportCheck: (sha, check) =>
+        github.fake.addCheckRun(OWNER, REPO, {
+          sha,
+          name: check.name,
+          conclusion: check.passed ? 'success' : 'failure',
+          output: { title: check.passed ? 'Passed' : 'Failed', summary: check.details },
+        }),
+      failCiReads: (status, times = 1) =>
+        github.fake.fail({
+          status,
+          method: 'GET',
+          path: CI_PATH.github,
+          times,
+          body: { message: 'Service Unavailable' },
+        }),
+      ciReads: () => github.fake.requests.filter((r) => CI_PATH.github.test(r.url.split('?')[0]!)).length,
       secretLeaks: () => github.fake.secretLeaks,
       recordedText: () => github.fake.recordedText(),
       stop: async () => {
@@ -147,6 +179,20 @@ export async function startHostStand(
         })),
       failPullRequestCreation: (status, times = 1) =>
         fake.fail(fault(status, times, CREATE_PATH.gitlab, 'gitlab')),
+      reportCheck: (sha, check) =>
+        fake.addPipeline(fullPath, {
+          sha,
+          jobs: [{ name: check.name, status: check.passed ? 'success' : 'failed', log: check.details }],
+        }),
+      failCiReads: (status, times = 1) =>
+        fake.fail({
+          status,
+          method: 'GET',
+          path: CI_PATH.gitlab,
+          times,
+          body: { message: `${status} Service Unavailable` },
+        }),
+      ciReads: () => fake.requests.filter((r) => CI_PATH.gitlab.test(r.url.split('?')[0]!)).length,
       secretLeaks: () => fake.secretLeaks,
       recordedText: () => fake.recordedText(),
       stop: async () => {
@@ -182,6 +228,22 @@ export async function startHostStand(
       })),
     failPullRequestCreation: (status, times = 1) =>
       fake.fail(fault(status, times, CREATE_PATH.gitea, 'gitea')),
+    reportCheck: (sha, check) =>
+      fake.addCommitStatus(OWNER, REPO, {
+        sha,
+        context: check.name,
+        status: check.passed ? 'success' : 'failure',
+        description: check.details,
+      }),
+    failCiReads: (status, times = 1) =>
+      fake.fail({
+        status,
+        method: 'GET',
+        path: CI_PATH.gitea,
+        times,
+        body: { message: 'Service Unavailable' },
+      }),
+    ciReads: () => fake.requests.filter((r) => CI_PATH.gitea.test(r.url.split('?')[0]!)).length,
     secretLeaks: () => fake.secretLeaks,
     recordedText: () => fake.recordedText(),
     stop: async () => {

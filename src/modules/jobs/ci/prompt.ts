@@ -10,6 +10,13 @@ export interface FailedCheck {
   details: string | null;
 }
 
+/** Token shapes CI logs may print besides those scrubSecrets knows: GitHub's and GitLab's. */
+const HOST_TOKENS = /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,})/g;
+
+function scrubbed(text: string): string {
+  return scrubSecrets(text).replace(HOST_TOKENS, (m) => `${m.slice(0, 6)}[redacted]`);
+}
+
 /** The most failed checks described in full; the rest are only named. */
 const DESCRIBED_CHECKS = 3;
 /** The most characters of one check's details in the prompt. */
@@ -36,7 +43,7 @@ export function ciFollowUpPrompt(input: {
   ];
   for (const check of failed.slice(0, DESCRIBED_CHECKS)) {
     lines.push('', `Check "${check.name}"${check.url ? ` (${check.url})` : ''}:`);
-    const details = check.details ? scrubSecrets(check.details).trim() : '';
+    const details = check.details ? scrubbed(check.details).trim() : '';
     lines.push(
       details ? fenced(capped(details, DETAILS_PER_CHECK)) : '(the code host gave no details for it)',
     );

@@ -13,6 +13,7 @@ import type {
   AutomationUpdateBody,
   Job,
   JobChecks,
+  JobCi,
   JobEvent,
   JobList,
   JobStatus,
@@ -214,6 +215,18 @@ export class DocwrightClient {
     return this.#transport.json<JobChecks>({
       method: 'GET',
       segments: ['v2', 'agent', projectId, 'job', id, 'checks'],
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * GET /v2/agent/{projectId}/job/{id}/ci: the CI watch of the job's pull request. NotFoundError
+   * with code job_ci_not_found when there is none (the project's ci setting is off, no pull request).
+   */
+  getJobCi(projectId: string, id: string, options: CallOptions = {}): Promise<JobCi> {
+    return this.#transport.json<JobCi>({
+      method: 'GET',
+      segments: ['v2', 'agent', projectId, 'job', id, 'ci'],
       signal: options.signal,
     });
   }

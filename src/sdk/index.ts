@@ -62,6 +62,7 @@ export type {
   ErrorDetail,
   Job,
   JobChecks,
+  JobCi,
   JobEvent,
   JobFailureCode,
   JobList,

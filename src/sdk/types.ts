@@ -14,6 +14,7 @@ import type {
   ErrorBody,
   ErrorDetail,
   JobChecksSchema,
+  JobCiSchema,
   JobEventSchema,
   JobFailureCode,
   JobListSchema,
@@ -41,6 +42,8 @@ export type PromptBody = Static<typeof PromptBodySchema>;
 export type JobChecks = Static<typeof JobChecksSchema>;
 /** One introduced problem of JobChecks: code, file, line, message, hint. */
 export type DocsProblem = JobChecks['introduced'][number];
+/** The CI watch of a job's pull request: state, the checks last seen, follow-ups sent. */
+export type JobCi = Static<typeof JobCiSchema>;
 /** One event of a job (SSE data, or an item of the JSON fallback). */
 export type JobEvent = Static<typeof JobEventSchema>;
 

@@ -7,10 +7,12 @@
 // sends nothing, the cap on follow-ups holds, a host error is retried, and a host that never
 // reports a status ends the watch at its deadline without a follow-up.
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { createCiStatusReader } from '../../src/agent/ci/read-ci-status.ts';
 import { createCodeHost } from '../../src/code-hosts/factory.ts';
 import { CiWatcher } from '../../src/modules/jobs/index.ts';
+import { DocwrightClient, NotFoundError } from '../../src/sdk/index.ts';
 import { createLogger } from '../../src/util/logger.ts';
 import { TEST_REPOSITORIES } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
@@ -227,6 +229,15 @@ for (const kind of ['github', 'gitlab', 'gitea'] as HostKind[]) {
       assert.equal(ci.status, 404);
       assert.equal(ci.body.code, 'job_ci_not_found');
       assert.match(ci.body.error, /ci setting is off/);
+      // The typed client reads the same route.
+      await h.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = h.app.server.address() as AddressInfo;
+      const client = new DocwrightClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: h.adminKey });
+      const missing = await client.getJobCi(h.project.id, created.id).catch((e: unknown) => e);
+      assert.ok(missing instanceof NotFoundError && missing.code === 'job_ci_not_found', String(missing));
+      const [earlier] = (await client.listJobs(h.project.id, { limit: 5 })).jobs.slice(-1);
+      const typed = await client.getJobCi(h.project.id, earlier!.id);
+      assert.ok(['passed', 'failed', 'timed_out'].includes(typed.state), typed.state);
       if (kind === 'github') assert.deepEqual(await h.github.prism.violations(), []);
       assert.deepEqual(h.host.secretLeaks(), []);
     });

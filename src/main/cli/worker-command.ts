@@ -16,7 +16,7 @@ export function registerWorkerCommand(program: Command): void {
   program
     .command('worker')
     .description(
-      'run agent jobs and automation runs (no HTTP API); several workers may share one PostgreSQL database',
+      "run agent jobs, automation runs and their pull requests' CI watch (no HTTP API); several workers may share one PostgreSQL database",
     )
     .addHelpText(
       'after',

@@ -194,3 +194,22 @@ test('the follow-up prompt names every failed check, fences and caps their detai
   assert.match(prompt, /'''\nignore previous instructions/);
   assert.ok(prompt.length < 8000);
 });
+
+test('the dashboard tells a ci_status event in words', async () => {
+  const { describeEvent } = await import('../../src/modules/dashboard/views/job-parts.ts');
+  const event = (data: object) => ({
+    id: 1,
+    type: 'ci_status',
+    createdAt: '2026-01-01T00:00:00Z',
+    data: data as Record<string, unknown>,
+  });
+  assert.equal(describeEvent(event({ state: 'watching', headSha: SHA })), 'Watching CI on aaaaaaaaaaaa.');
+  assert.equal(
+    describeEvent(event({ state: 'watching', observed: 'pending', headSha: SHA })),
+    'CI pending on aaaaaaaaaaaa.',
+  );
+  assert.equal(
+    describeEvent(event({ state: 'timed_out', outcome: 'Timed out: no check.' })),
+    'CI timed out: Timed out: no check.',
+  );
+});

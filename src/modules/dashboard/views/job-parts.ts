@@ -76,6 +76,12 @@ export function describeEvent(event: JobEventView): string {
       return d.reused ? `Updated pull request ${text(d.url)}.` : `Opened pull request ${text(d.url)}.`;
     case 'completed':
       return 'Completed.';
+    case 'ci_status':
+      if (d.state !== 'watching') return `CI ${text(d.state).replace('_', ' ')}: ${text(d.outcome)}`;
+      if (d.observed === 'error') return `CI could not be read: ${text(d.error)}`;
+      return d.observed
+        ? `CI ${text(d.observed)} on ${text(d.headSha).slice(0, 12)}.`
+        : `Watching CI on ${text(d.headSha).slice(0, 12)}.`;
     case 'failed':
       return `Failed: ${text(d.code)}${d.message ? `: ${text(d.message)}` : ''}`;
     case 'message':

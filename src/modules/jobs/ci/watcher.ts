@@ -220,6 +220,8 @@ export class CiWatcher {
         signal,
       );
     } catch (error) {
+      // Shutting down: nothing is recorded; the lease runs out and another process polls again.
+      if (signal.aborted) return;
       const message = describeError(error);
       log.warn({ error: message }, 'could not read the CI status; trying again later');
       if (pastDeadline) {

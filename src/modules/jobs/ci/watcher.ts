@@ -176,12 +176,7 @@ export class CiWatcher {
       const why =
         job.status === 'archived' ? 'the job was archived' : "the project's ci setting was turned off";
       const ended = await end('stopped', watch.observed, watch.checks, `Stopped: ${why}.`, { polled: false });
-      if (ended)
-        await insertEvent(db, watch.job_id, 'ci_status', {
-          state: 'stopped',
-          headSha: watch.head_sha,
-          outcome: ended.outcome,
-        });
+      if (ended) await this.#event(ended);
       return;
     }
     if (job.status === 'active') {

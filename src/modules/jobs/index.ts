@@ -3,7 +3,6 @@
 // registered by src/http/app.ts.
 
 export { getJobChecks, type JobChecksView } from './checks/service.ts';
-export { type JobCodeSource, readJobCodeSource } from './code-source.ts';
 export { getJobCi, type JobCiView } from './ci/service.ts';
 export {
   type CiReading,
@@ -12,6 +11,7 @@ export {
   type CiWatchTarget,
   type ReadCiStatus,
 } from './ci/watcher.ts';
+export { type JobCodeSource, readJobCodeSource } from './code-source.ts';
 export { getJobDiff, saveJobDiff } from './diff/service.ts';
 export { type JobEventHub, jobEventHub } from './events/event-hub.ts';
 export { jobEventsAreOver, listJobEvents } from './events/service.ts';

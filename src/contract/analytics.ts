@@ -1,6 +1,7 @@
 // The exports as the API shows them: the contract's page-view report (totals, views, hasMore) plus
 // the additive range field, and the additive agents and time-series reports.
 import { type Static, Type } from 'typebox';
+import { VIEW_FORMATS } from './view-formats.ts';
 
 /** What an AI agent does, as the agent list (data/ai-agents.json) files it. */
 export type AgentCategory = 'assistant' | 'search' | 'training' | 'coding' | 'other_ai';
@@ -61,9 +62,46 @@ function pagedRangeQuery(rows: string) {
 
 export const ViewsQuerySchema = pagedRangeQuery('Paths');
 export type ViewsQuery = Static<typeof ViewsQuerySchema>;
-export const AgentsQuerySchema = pagedRangeQuery('Agents');
+
+/** The format filter of /agents and /timeseries (docs/analytics-formats.md). */
+const FormatFilter = Type.Optional(
+  Type.Union(
+    VIEW_FORMATS.map((f) => Type.Literal(f)),
+    {
+      description: `Count only views served in this format: html (pages), markdown (.md or Accept: text/markdown), llms (/llms.txt, /llms-full.txt) or mcp (calls to the docs site's MCP server). Omitted: every view.`,
+      examples: ['markdown'],
+    },
+  ),
+);
+
+/** Asks for the views per format beside the counts (docs/analytics-formats.md). */
+const SplitParameter = (what: string) =>
+  Type.Optional(
+    Type.Literal('format', {
+      description: `format: add ${what} per format (html, markdown, llms, mcp). Omitted: no split.`,
+    }),
+  );
+
+export const AgentsQuerySchema = Type.Object({
+  ...pagedRangeQuery('Agents').properties,
+  format: FormatFilter,
+  split: SplitParameter('the views of the totals and of every agent'),
+});
+export type AgentsQuery = Static<typeof AgentsQuerySchema>;
 
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
+
+/** Views per format; the four add up to the total they split. */
+const FormatCounts = (description: string) =>
+  Type.Object(
+    {
+      html: Count('Views of pages (and every view counted before formats were kept).'),
+      markdown: Count('Views of Markdown: a .md path, or an Accept header preferring text/markdown.'),
+      llms: Count('Fetches of /llms.txt and /llms-full.txt.'),
+      mcp: Count("Calls to the docs site's MCP server."),
+    },
+    { description },
+  );
 const Timestamp = (description: string) =>
   Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
 
@@ -131,6 +169,11 @@ export const AgentReportSchema = Type.Object(
         verified: Count('AI views whose claim was verified (IP ranges or Web Bot Auth), over every agent.'),
         unverified: Count('AI views whose claim could not be verified, over every agent.'),
         total: Count('verified + unverified: every AI view in the range.'),
+        formats: Type.Optional(
+          FormatCounts(
+            'With split=format: total split by format (with a format filter, only that format is non-zero).',
+          ),
+        ),
       },
       { description: 'Totals over every AI agent in the range, whatever the page.' },
     ),
@@ -144,6 +187,7 @@ export const AgentReportSchema = Type.Object(
         verified: Count('Views whose claim to be this agent was verified.'),
         unverified: Count('Views that claimed to be this agent, unverified.'),
         total: Count('verified + unverified.'),
+        formats: Type.Optional(FormatCounts("With split=format: the agent's total split by format.")),
       }),
       {
         description:
@@ -259,6 +303,8 @@ export const TimeseriesQuerySchema = Type.Object({
       examples: ['2026-02-01'],
     }),
   ),
+  format: FormatFilter,
+  split: SplitParameter("formats, the range's views"),
 });
 export type TimeseriesQuery = Static<typeof TimeseriesQuerySchema>;
 
@@ -281,6 +327,20 @@ export const TimeseriesReportSchema = Type.Object(
       {
         description: `Every bucket of the range in time order, empty ones included with zeros; at most ${MAX_TIMESERIES_BUCKETS}.`,
       },
+    ),
+    formats: Type.Optional(
+      Type.Object(
+        {
+          html: Type.Object(TrafficCounts, { description: "The range's html views." }),
+          markdown: Type.Object(TrafficCounts, { description: "The range's markdown views." }),
+          llms: Type.Object(TrafficCounts, { description: "The range's llms.txt fetches." }),
+          mcp: Type.Object(TrafficCounts, { description: "The range's MCP calls." }),
+        },
+        {
+          description:
+            'With split=format: totals split by format; the four add up to totals, class by class (with a format filter, only that format is non-zero). html is every view the other formats do not claim, including views counted before formats were kept.',
+        },
+      ),
     ),
     range: RangeSchema(
       'The buckets counted: bounds widen outward to whole buckets; an omitted bound is the first or last bucket with views, null when there are none.',

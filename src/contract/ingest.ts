@@ -3,6 +3,7 @@
 // by one against IngestRecordSchema (record-validation.ts), not by the route's validator, so one
 // bad record is rejected alone instead of failing the batch.
 import { type Static, Type } from 'typebox';
+import { DEFAULT_MCP_METHOD, DEFAULT_MCP_PATH, MCP_FIELD_LIMITS, VIEW_FORMATS } from './view-formats.ts';
 
 /** Records per request; more is refused as a whole (413 too_many_records). */
 export const MAX_RECORDS = 1000;
@@ -39,7 +40,10 @@ export const IngestRecordSchema = Type.Object(
       'text/markdown, text/html;q=0.9',
     ]),
     referrer: text('The Referer request header.', ['https://www.google.com/']),
-    method: text('The HTTP method; only GET and HEAD count (default GET).', ['GET']),
+    method: text(
+      `The HTTP method; only GET and HEAD count (default GET). On an MCP record ("type": "mcp"), the MCP method instead (default ${DEFAULT_MCP_METHOD}; letters, digits and / _ . -, at most ${MCP_FIELD_LIMITS.method} characters).`,
+      ['GET', 'tools/call'],
+    ),
     status: Type.Optional(
       Type.Integer({
         minimum: 100,
@@ -53,6 +57,42 @@ export const IngestRecordSchema = Type.Object(
         description:
           'Further request headers by name (any case): Signature, Signature-Input and Signature-Agent for Web Bot Auth verification.',
         examples: [{ 'signature-agent': '"https://chatgpt.com"' }],
+      }),
+    ),
+    type: Type.Optional(
+      Type.Union([Type.Literal('view'), Type.Literal('mcp')], {
+        description: `view (the default): a request to the docs site. mcp: a call to the docs site's MCP server, counted as a view with format mcp (under path, default ${DEFAULT_MCP_PATH}) and per tool and client (GET /v1/analytics/{projectId}/mcp-tools); url and path are optional on it.`,
+        examples: ['mcp'],
+      }),
+    ),
+    format: Type.Optional(
+      Type.Union(
+        VIEW_FORMATS.map((f) => Type.Literal(f)),
+        {
+          description: `How the page was served: ${VIEW_FORMATS.join(', ')}. Omitted: worked out from the path (.md: markdown; /llms.txt, /llms-full.txt: llms) and the Accept header (text/markdown preferred over text/html: markdown), else html; always mcp on an MCP record.`,
+          examples: ['markdown'],
+        },
+      ),
+    ),
+    tool: Type.Optional(
+      Type.String({
+        maxLength: MCP_FIELD_LIMITS.tool,
+        description: `MCP records: the tool called (params.name of tools/call), at most ${MCP_FIELD_LIMITS.tool} characters, no control characters. Required when the method is tools/call.`,
+        examples: ['search_docs'],
+      }),
+    ),
+    clientName: Type.Optional(
+      Type.String({
+        maxLength: MCP_FIELD_LIMITS.clientName,
+        description: `MCP records: the client's name from initialize (clientInfo.name), at most ${MCP_FIELD_LIMITS.clientName} characters.`,
+        examples: ['claude-ai'],
+      }),
+    ),
+    clientVersion: Type.Optional(
+      Type.String({
+        maxLength: MCP_FIELD_LIMITS.clientVersion,
+        description: `MCP records: the client's version (clientInfo.version), at most ${MCP_FIELD_LIMITS.clientVersion} characters.`,
+        examples: ['0.1.0'],
       }),
     ),
   },

@@ -594,6 +594,9 @@ await forEachBackend('ingest API', ({ backend, db }) => {
     const record = doc.components.schemas.IngestRecord;
     assert.deepEqual(Object.keys(record.properties).sort(), [
       'accept',
+      'clientName',
+      'clientVersion',
+      'format',
       'headers',
       'ip',
       'method',
@@ -601,6 +604,8 @@ await forEachBackend('ingest API', ({ backend, db }) => {
       'referrer',
       'status',
       'timestamp',
+      'tool',
+      'type',
       'url',
       'userAgent',
     ]);

@@ -3,6 +3,7 @@
 // plus any extra lists the server loads), so a corrected entry shows at once in every export.
 import { type Agent, DEFAULT_AGENT_LIST_PATH, loadAgentList } from './classification/agent-list.ts';
 import type { ClassificationContext } from './classification/context.ts';
+import { MCP_CLIENT } from './classification/mcp-call.ts';
 import { MARKDOWN_CLIENT } from './classification/steps/user-agent.ts';
 import type { AgentCategory } from './classification/types.ts';
 
@@ -23,6 +24,8 @@ export function agentCatalog(agents: readonly Pick<Agent, 'name' | 'operator' | 
   const byName = new Map<string, AgentDescription>();
   // Markdown fetches by unnamed clients are counted as AI under this name (classification).
   byName.set(MARKDOWN_CLIENT, { operator: null, category: 'other_ai' });
+  // MCP calls from clients no list entry names, likewise.
+  byName.set(MCP_CLIENT, { operator: null, category: 'other_ai' });
   for (const agent of agents) {
     if (!byName.has(agent.name))
       byName.set(agent.name, { operator: agent.operator, category: agent.category });

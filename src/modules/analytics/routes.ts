@@ -11,6 +11,10 @@ import {
   type CsvCell,
   MAX_TIMESERIES_BUCKETS,
   MAX_VIEWS_LIMIT,
+  MCP_TOOLS_CSV_COLUMNS,
+  type McpToolReport,
+  McpToolReportSchema,
+  mcpToolsCsvRow,
   type PageViewReport,
   PageViewReportSchema,
   ProjectParamsSchema,
@@ -36,7 +40,8 @@ import {
 import type { App, AppContext } from '../../http/context.ts';
 import { errorResponses } from '../../http/openapi.ts';
 import { type AgentCatalog, curatedAgentCatalog } from './agent-catalog.ts';
-import { exportAgents } from './agents.ts';
+import { type AgentsRequest, exportAgents } from './agents.ts';
+import { exportMcpTools } from './mcp-tools.ts';
 import { exportFormat } from './negotiate.ts';
 import { exportReferrals } from './referrals.ts';
 import { exportTimeseries } from './timeseries.ts';
@@ -105,6 +110,7 @@ export function registerAnalyticsRoutes(
   app.addSchema(UnrecognizedAgentReportSchema);
   app.addSchema(VisitorReportSchema);
   app.addSchema(ReferralReportSchema);
+  app.addSchema(McpToolReportSchema);
 
   app.get(
     '/v1/analytics/:projectId/agents/unrecognized',
@@ -140,7 +146,7 @@ export function registerAnalyticsRoutes(
   // The paged exports: one URL answers a page as JSON, or as CSV (Accept: text/csv) with a Link
   // to the next page; each is the same route but for its words, schemas and rows.
   const pagedReport = <Report extends { hasMore: boolean }>(report: {
-    name: 'views' | 'visitors' | 'referrals' | 'agents';
+    name: 'views' | 'visitors' | 'referrals' | 'agents' | 'mcp-tools';
     summary: string;
     description: string;
     querystring: TSchema;
@@ -218,12 +224,23 @@ export function registerAnalyticsRoutes(
   pagedReport<AgentReport>({
     name: 'agents',
     summary: 'Export AI-agent views, verified and unverified',
-    description: `AI views per agent over a date range, with the agent's operator and category and how many views were verified (published IP ranges or Web Bot Auth). ${PAGING} agents are ordered by total descending, then agent ascending.`,
+    description: `AI views per agent over a date range, with the agent's operator and category, how many views were verified (published IP ranges or Web Bot Auth) and, with split=format, how they split by format (html, markdown, llms, mcp); format counts only the views served in that format. ${PAGING} agents are ordered by total descending, then agent ascending.`,
     querystring: AgentsQuerySchema,
     schemaRef: 'AgentReport',
     answer: 'The AI-agent report.',
-    run: (projectId, query) => exportAgents(db, projectId, query, catalog),
+    run: (projectId, query) => exportAgents(db, projectId, query as AgentsRequest, catalog),
     csv: { columns: AGENTS_CSV_COLUMNS, rows: (report) => report.agents.map(agentsCsvRow) },
+  });
+
+  pagedReport<McpToolReport>({
+    name: 'mcp-tools',
+    summary: "Export calls to the docs site's MCP server per tool and client",
+    description: `Calls sent to the ingest API as records of type mcp, per tool, MCP method and client (name and version), with the range's total and the most-called tools and clients. Each call is also a view with format mcp in /timeseries and /agents. ${PAGING} calls are ordered by calls descending, then tool, method, client name and version.`,
+    querystring: ViewsQuerySchema,
+    schemaRef: 'McpToolReport',
+    answer: 'The MCP calls report.',
+    run: (projectId, query) => exportMcpTools(db, projectId, query),
+    csv: { columns: MCP_TOOLS_CSV_COLUMNS, rows: (report) => report.calls.map(mcpToolsCsvRow) },
   });
 
   app.get(
@@ -234,7 +251,7 @@ export function registerAnalyticsRoutes(
         tags,
         security,
         summary: 'Export human, AI and bot views per hour or day',
-        description: `Views per UTC hour or day (interval), split into human, AI and non-AI bot traffic. Every bucket of the range is listed, empty ones with zeros, at most ${MAX_TIMESERIES_BUCKETS} (400 too_many_buckets beyond). dateFrom is inclusive and dateTo exclusive, both widened outward to whole buckets; an omitted bound is the first or last bucket with views. A read or admin key is needed.`,
+        description: `Views per UTC hour or day (interval), split into human, AI and non-AI bot traffic, and, with split=format, the range's views per format (html, markdown, llms, mcp); format counts only the views served in that format. Every bucket of the range is listed, empty ones with zeros, at most ${MAX_TIMESERIES_BUCKETS} (400 too_many_buckets beyond). dateFrom is inclusive and dateTo exclusive, both widened outward to whole buckets; an omitted bound is the first or last bucket with views. A read or admin key is needed.`,
         params: ProjectParamsSchema,
         querystring: TimeseriesQuerySchema,
         response: {

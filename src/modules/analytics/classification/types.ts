@@ -50,6 +50,7 @@ export type ClassRule =
   | 'web_bot_auth'
   | 'agent_token'
   | 'markdown_client'
+  | 'mcp_client'
   | 'bot'
   | 'no_user_agent'
   | 'human_default';

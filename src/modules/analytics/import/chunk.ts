@@ -20,6 +20,8 @@ export const ChunkRowSchema = Type.Object({
   trafficClass: Type.Union([Type.Literal('human'), Type.Literal('ai'), Type.Literal('bot')]),
   agent: Type.String({ maxLength: 200 }),
   verification: Type.String({ maxLength: 40 }),
+  /** How the page was served, when not html (view-format.ts). */
+  format: Type.Optional(Type.Union([Type.Literal('markdown'), Type.Literal('llms'), Type.Literal('mcp')])),
   views: Type.Integer({ minimum: 1 }),
 });
 export type ChunkRow = Static<typeof ChunkRowSchema>;

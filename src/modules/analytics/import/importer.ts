@@ -210,7 +210,7 @@ class SourceImport {
     }
     const outcome = await classifyRecord(record, this.#options.classification);
     if ('drop' in outcome) chunk.addDropped(outcome.drop);
-    else chunk.addView(outcome, record.userAgent, at, this.#options.classification);
+    else chunk.addView(outcome, record.userAgent, at, this.#options.classification, record.accept);
   }
 
   #malformed(reason: string): void {

@@ -4,7 +4,7 @@
 import type { Database } from '../../../db/database.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
 import { getProject } from '../../projects/index.ts';
-import { type PageViewCount, recordPageViewsIn } from '../store/index.ts';
+import { FormatSums, type PageViewCount, recordFormatsIn, recordPageViewsIn } from '../store/index.ts';
 import { type UnrecognizedRowInput, upsertUnrecognizedAgents } from '../unrecognized-queries.ts';
 import { EMPTY_SHA256, type ImportChunk } from './chunk.ts';
 import { importErrors } from './errors.ts';
@@ -65,10 +65,23 @@ export async function applyChunk(db: Database, chunk: ImportChunk): Promise<Chun
       `A chunk must end after it starts (from line ${chunk.from.lines} to ${chunk.to.lines}).`,
     );
   }
+  const formats = new FormatSums();
   const rows = chunk.rows.map((row, index): PageViewCount => {
     const hour = new Date(row.hour);
     if (Number.isNaN(hour.getTime())) {
       throw httpErrors.invalid_body(`Row ${index} of the chunk has an unreadable hour "${row.hour}".`);
+    }
+    if (row.format !== undefined) {
+      const hourSeconds = Math.floor(hour.getTime() / 3_600_000) * 3600;
+      formats.addView(
+        chunk.projectId,
+        hourSeconds,
+        row.format,
+        row.trafficClass,
+        row.agent,
+        row.verification,
+        row.views,
+      );
     }
     return {
       projectId: chunk.projectId,
@@ -98,6 +111,7 @@ export async function applyChunk(db: Database, chunk: ImportChunk): Promise<Chun
       );
     }
     const written = await recordPageViewsIn(tx, rows);
+    await recordFormatsIn(tx, formats);
     await upsertUnrecognizedAgents(tx, unrecognizedRows(chunk));
     await advanceLedgerRow(tx, {
       ...key,

@@ -4,6 +4,7 @@
 import { hourOf } from '../../../util/time.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import type { ClassifiedView, DropReason, TrafficClass } from '../classification/types.ts';
+import { viewFormatOf } from '../classification/view-format.ts';
 import type { ChunkRow, ChunkUnrecognized, ImportChunk, LogPosition } from './chunk.ts';
 
 export interface ChunkLimits {
@@ -69,13 +70,16 @@ export class PendingChunk {
     userAgent: string | undefined,
     atMs: number,
     classification: ClassificationContext,
+    accept?: string,
   ): void {
     this.recognised++;
     this.accepted++;
     this.byClass[outcome.class]++;
     this.#countUnrecognized(outcome, userAgent, atMs, classification);
     const hour = new Date(hourOf(atMs)).toISOString();
-    const key = `${hour}\n${outcome.path}\n${outcome.class}\n${outcome.agent}\n${outcome.verification}`;
+    // A log line is a request for a page: html, markdown (.md, Accept) or an llms.txt file.
+    const format = viewFormatOf(outcome.path, outcome.markdown, accept);
+    const key = `${hour}\n${outcome.path}\n${outcome.class}\n${outcome.agent}\n${outcome.verification}\n${format}`;
     const existing = this.rows.get(key);
     if (existing) existing.views++;
     else {
@@ -85,6 +89,7 @@ export class PendingChunk {
         trafficClass: outcome.class,
         agent: outcome.agent,
         verification: outcome.verification,
+        ...(format === 'html' ? {} : { format }),
         views: 1,
       });
       this.bytes += Buffer.byteLength(outcome.path) + outcome.agent.length + 120;

@@ -15,6 +15,7 @@ import { pageTargetOf } from '../classification/page-targets.ts';
 import { isCountedMethod } from '../classification/steps/method.ts';
 import { isCountedStatus } from '../classification/steps/status.ts';
 import { UserAgentProfiles } from '../classification/user-agent-profiles.ts';
+import { viewFormatOf } from '../classification/view-format.ts';
 import { parseCommonTimestampMillis } from '../date-bounds.ts';
 import type { UnrecognizedTally } from '../unrecognized-agents.ts';
 import type { OutcomeSink } from './rollup-tally.ts';
@@ -60,6 +61,15 @@ export function ingestCommonRecord(
   // Objects parsed from JSON have Object as their constructor; arrays, MalformedLine and a record
   // with a field named "constructor" do not, and take the general path.
   if (fields.constructor !== Object || fields.headers !== undefined) return false;
+  // MCP records, a named format and the MCP fields are checked by the general path.
+  if (
+    fields.type !== undefined ||
+    fields.format !== undefined ||
+    fields.tool !== undefined ||
+    fields.clientName !== undefined ||
+    fields.clientVersion !== undefined
+  )
+    return false;
   const { url, path, timestamp, userAgent, ip, accept, referrer, method, status } = fields;
 
   // record-validation.ts's checks, all of them, before any outcome is reported.
@@ -96,7 +106,19 @@ export function ingestCommonRecord(
     if (page.drop !== null) sink.drop(page.drop);
     else {
       const kind = UserAgentProfiles.viewKind(profile, page.markdown, accept, ip);
-      sink.view(index, hourOf(atMs), kind, page.path, page.pathHasNul, ip, userAgent, referrer, target);
+      const format = viewFormatOf(page.path, page.markdown, accept);
+      sink.view(
+        index,
+        hourOf(atMs),
+        kind,
+        page.path,
+        page.pathHasNul,
+        ip,
+        userAgent,
+        referrer,
+        target,
+        format,
+      );
       if (profile.unrecognized !== null) unrecognized?.add(profile.unrecognized, kind.trafficClass);
     }
   }

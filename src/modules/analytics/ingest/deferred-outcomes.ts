@@ -4,9 +4,11 @@
 // waits on, outcomes are kept here in order and handed on once every wait has settled. Waits run
 // concurrently: one slow directory delays only the batch it is in.
 
+import type { ViewFormat } from '../../../contract/index.ts';
 import type { ClassificationOutcome, DropReason } from '../classification/types.ts';
 import type { ViewKind } from '../classification/view-kind.ts';
-import { type OutcomeSink, reportOutcome } from './rollup-tally.ts';
+import type { McpCall } from '../store/index.ts';
+import { type OutcomeSink, type RecordExtras, reportOutcome } from './rollup-tally.ts';
 
 type Replay = (sink: OutcomeSink, settled: readonly ClassificationOutcome[]) => void;
 
@@ -24,9 +26,11 @@ export class DeferredOutcomes implements OutcomeSink {
     userAgent?: string,
     referrer?: string,
     target?: string,
+    format?: ViewFormat,
+    mcp?: McpCall | null,
   ): void {
     this.#replays.push((sink) =>
-      sink.view(index, hour, kind, path, pathHasNul, ip, userAgent, referrer, target),
+      sink.view(index, hour, kind, path, pathHasNul, ip, userAgent, referrer, target, format, mcp),
     );
   }
 
@@ -42,10 +46,11 @@ export class DeferredOutcomes implements OutcomeSink {
     userAgent?: string,
     referrer?: string,
     target?: string,
+    extras?: RecordExtras,
   ): void {
     const slot = this.#waits.push(outcome) - 1;
     this.#replays.push((sink, settled) =>
-      reportOutcome(sink, index, hour, settled[slot]!, ip, userAgent, referrer, target),
+      reportOutcome(sink, index, hour, settled[slot]!, ip, userAgent, referrer, target, extras),
     );
   }
 

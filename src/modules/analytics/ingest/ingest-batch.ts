@@ -7,6 +7,7 @@ import { type IngestResult, MAX_RECORDS } from '../../../contract/index.ts';
 import { hourOf } from '../../../util/time.ts';
 import { curatedAiReferrers } from '../classification/ai-referrers.ts';
 import type { ClassificationContext } from '../classification/context.ts';
+import { mcpCallOutcome } from '../classification/mcp-call.ts';
 import { classifyRecordNow } from '../classification/pipeline.ts';
 import type { ClassificationOutcome, RequestRecord } from '../classification/types.ts';
 import { userAgentProfilesOf } from '../classification/user-agent-profiles.ts';
@@ -17,7 +18,7 @@ import { DeferredOutcomes } from './deferred-outcomes.ts';
 import { ingestErrors } from './errors.ts';
 import type { GroupCommitWriter, SubmitOutcome } from './group-commit.ts';
 import { validateRecord } from './record-validation.ts';
-import { RollupTally, reportOutcome } from './rollup-tally.ts';
+import { type RecordExtras, RollupTally, reportOutcome } from './rollup-tally.ts';
 
 export interface IngestDependencies {
   writer: GroupCommitWriter;
@@ -83,13 +84,22 @@ export async function ingestBatch(
       tally.reject(index, checked.code, checked.message);
       continue;
     }
-    const outcome = classifyRecordNow(checked.record, deps.classification);
+    const { record, mcp } = checked;
+    const extras: RecordExtras = { format: checked.format, accept: record.accept, mcp };
+    let outcome = classifyRecordNow(record, deps.classification);
+    if (mcp !== null) {
+      const { userAgent } = record;
+      outcome =
+        outcome instanceof Promise
+          ? outcome.then((settled) => mcpCallOutcome(settled, userAgent, deps.classification))
+          : mcpCallOutcome(outcome, userAgent, deps.classification);
+    }
     if (outcome instanceof Promise) {
       deferred ??= new DeferredOutcomes();
-      deferred.wait(index, hourOf(checked.atMs), outcome, ...senderOf(checked.record));
+      deferred.wait(index, hourOf(checked.atMs), outcome, ...senderOf(record), extras);
     } else {
-      reportOutcome(sink, index, hourOf(checked.atMs), outcome, ...senderOf(checked.record));
-      countUnrecognized(unrecognized, outcome, checked.record.userAgent, deps.classification);
+      reportOutcome(sink, index, hourOf(checked.atMs), outcome, ...senderOf(record), extras);
+      countUnrecognized(unrecognized, outcome, record.userAgent, deps.classification);
     }
   }
   if (deferred !== null) await deferred.replayInto(tally);

@@ -4,12 +4,13 @@
 // cached path), so a record builds no key string of its own; the group commit adds them up as
 // they are.
 
-import type { Rejection } from '../../../contract/index.ts';
+import type { Rejection, ViewFormat } from '../../../contract/index.ts';
 import { type AiReferrers, utmSourceOf } from '../classification/ai-referrers.ts';
 import type { ClassificationOutcome, DropReason } from '../classification/types.ts';
 import { DROP_REASONS, isDropped } from '../classification/types.ts';
+import { viewFormatOf } from '../classification/view-format.ts';
 import { type ViewKind, viewKindOf } from '../classification/view-kind.ts';
-import { type CommittedVisitors, ViewSums, type VisitorHasher } from '../store/index.ts';
+import { type CommittedVisitors, type McpCall, ViewSums, type VisitorHasher } from '../store/index.ts';
 import type { RecordRejectionCode } from './record-validation.ts';
 
 /** Receives one outcome per record, in batch order. */
@@ -17,7 +18,8 @@ export interface OutcomeSink {
   /**
    * A page view of `path` in the hour starting at `hour` (epoch milliseconds), sent from `ip`
    * by `userAgent` (for the visitor id; undefined when the record has none), from `referrer` to
-   * `target` (the URL or path text as sent: its utm_source).
+   * `target` (the URL or path text as sent: its utm_source), served as `format` (html when
+   * omitted); `mcp` is the call of an MCP record.
    */
   view(
     index: number,
@@ -29,8 +31,17 @@ export interface OutcomeSink {
     userAgent?: string,
     referrer?: string,
     target?: string,
+    format?: ViewFormat,
+    mcp?: McpCall | null,
   ): void;
   drop(reason: DropReason): void;
+}
+
+/** What a general-path record adds to its outcome: its format as sent (null: worked out), its MCP call. */
+export interface RecordExtras {
+  format: ViewFormat | null;
+  accept: string | undefined;
+  mcp: McpCall | null;
 }
 
 /** Hands a general pipeline outcome to a sink. */
@@ -43,6 +54,7 @@ export function reportOutcome(
   userAgent?: string,
   referrer?: string,
   target?: string,
+  extras?: RecordExtras,
 ): void {
   if (isDropped(outcome)) sink.drop(outcome.drop);
   else
@@ -56,6 +68,8 @@ export function reportOutcome(
       userAgent,
       referrer,
       target,
+      extras?.format ?? viewFormatOf(outcome.path, outcome.markdown, extras?.accept),
+      extras?.mcp ?? null,
     );
 }
 
@@ -103,6 +117,8 @@ export class RollupTally implements OutcomeSink {
     userAgent?: string,
     referrer?: string,
     target?: string,
+    format: ViewFormat = 'html',
+    mcp: McpCall | null = null,
   ): void {
     // Defence in depth: NUL is refused on input, but a NUL reaching the commit would fail the
     // whole group, other clients' views included.
@@ -115,6 +131,18 @@ export class RollupTally implements OutcomeSink {
       return;
     }
     this.sums.add(this.#projectId, hour / 1000, kind.trafficClass, kind.agent, kind.verification, path, 1);
+    if (format !== 'html') {
+      this.sums.formats.addView(
+        this.#projectId,
+        hour / 1000,
+        format,
+        kind.trafficClass,
+        kind.agent,
+        kind.verification,
+        1,
+      );
+      if (mcp !== null) this.sums.formats.addCall(this.#projectId, hour / 1000, mcp, 1);
+    }
     const visitorClass = kind.trafficClass;
     if (
       visitorClass === 'human' &&

@@ -11,9 +11,22 @@
 //                 already), foldStagedVisitors (ids staged by ingest into the visitor sketches)
 //   read a page   readPathPage (totals and paths), readAgentPage (totals and agents, with
 //                 crawls against referrals), readReferralPage, readVisitorRanking
-//   read a series readSeries, readExtent
+//   read a series readSeries, readExtent, readFormatSeries (with the views per format)
+//   formats       FormatSums (a batch's non-html views and MCP calls, carried by ViewSums),
+//                 recordFormatsIn (log import), readMcpCallPage
 //
 // The bucket grid (whole UTC hours, days, months) is exported too: reports align ranges to it.
+export type { AgentFormatRow } from './format-queries.ts';
+export {
+  type FormatBucketRow,
+  type FormatSeries,
+  type McpCallPage,
+  type McpCallRow,
+  readFormatSeries,
+  readMcpCallPage,
+} from './format-reads.ts';
+export { FormatSums, type McpCall, type StoredFormat } from './format-sums.ts';
+export { writeFormats as recordFormatsIn } from './format-writes.ts';
 export type { HourRange } from './queries.ts';
 export {
   type AgentPage,

@@ -3,6 +3,7 @@
 // acknowledged before the read began is in the answer; a page and its totals come from one
 // snapshot, so they agree while views are being written.
 import type { Database, Queryable } from '../../../db/database.ts';
+import { type AgentFormatRow, selectAgentFormats } from './format-queries.ts';
 import type { HourRange } from './queries.ts';
 import { splitRange } from './range-split.ts';
 import { isRankingLive, type PathViewsRow, selectRankingPage } from './ranking-queries.ts';
@@ -91,6 +92,8 @@ export interface AgentPage {
   everyAgent: AgentViewsRow[];
   /** Human views each AI assistant referred over the range. */
   referred: { assistant: string; views: number }[];
+  /** With withFormats: AI views per agent in each format but html (html: the rest of its views). */
+  formats: AgentFormatRow[];
 }
 
 /** Agents read for the per-operator crawls: far more than any list names. */
@@ -98,13 +101,15 @@ const MAX_AGENTS = 10_000;
 
 /**
  * The range's AI-agent totals and one page of agents (total descending, then name), with every
- * agent and the referrals per assistant from the same snapshot, for the crawls-vs-referrals view.
+ * agent and the referrals per assistant from the same snapshot, for the crawls-vs-referrals view;
+ * with `withFormats`, the agents' views per format too.
  */
 export async function readAgentPage(
   db: Database,
   projectId: string,
   range: HourRange,
   page: PageWindow,
+  withFormats = false,
 ): Promise<AgentPage> {
   await mergeStagedViews(db);
   const spans = hourDaySpanParams(splitRange(range, null));
@@ -114,7 +119,8 @@ export async function readAgentPage(
     const rows = await selectAgentsPage(tx, projectId, spans, page);
     const everyAgent = await selectAgentsPage(tx, projectId, spans, { limit: MAX_AGENTS, offset: 0 });
     const referred = await selectReferralsByAssistant(tx, projectId, spans);
-    return { totals, rows, everyAgent, referred };
+    const formats = withFormats ? await selectAgentFormats(tx, projectId, spans) : [];
+    return { totals, rows, everyAgent, referred, formats };
   });
 }
 

@@ -11,6 +11,8 @@ export interface StagedRow {
   counts: string;
   /** JSON text of ReferralSums.encode() (referral-sums.ts); null when the group had none. */
   referrals: string | null;
+  /** JSON text of FormatSums.encode() (format-sums.ts); null when the group had only html views. */
+  formats: string | null;
 }
 
 /**
@@ -25,10 +27,10 @@ export async function insertStagedCounts(
 ): Promise<number> {
   const rows = await tx.query<{ id: number }>(
     `WITH visitor_ids AS (
-       INSERT INTO visitor_ids_staged (ids) SELECT $4::bytea WHERE $4::bytea IS NOT NULL
+       INSERT INTO visitor_ids_staged (ids) SELECT $5::bytea WHERE $5::bytea IS NOT NULL
      )
-     INSERT INTO page_views_staged (views, counts, referrals) VALUES ($1, $2, $3) RETURNING id`,
-    [row.views, row.counts, row.referrals, visitorIds],
+     INSERT INTO page_views_staged (views, counts, referrals, formats) VALUES ($1, $2, $3, $4) RETURNING id`,
+    [row.views, row.counts, row.referrals, row.formats, visitorIds],
   );
   return Number(rows[0]!.id);
 }
@@ -60,11 +62,11 @@ export async function deleteStagedByIds(tx: Queryable, ids: readonly number[]): 
 export async function deleteOldestStaged(
   tx: Queryable,
   limit: number,
-): Promise<Pick<StagedRow, 'counts' | 'referrals'>[]> {
-  return tx.query<Pick<StagedRow, 'counts' | 'referrals'>>(
+): Promise<Pick<StagedRow, 'counts' | 'referrals' | 'formats'>[]> {
+  return tx.query<Pick<StagedRow, 'counts' | 'referrals' | 'formats'>>(
     `DELETE FROM page_views_staged
       WHERE id IN (SELECT id FROM page_views_staged ORDER BY id LIMIT $1)
-      RETURNING counts, referrals`,
+      RETURNING counts, referrals, formats`,
     [limit],
   );
 }

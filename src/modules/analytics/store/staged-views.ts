@@ -15,6 +15,8 @@
 // began is in the answer. Merges are serialised by an advisory lock: a read that comes while
 // another process merges waits for it instead of missing the rows that merge holds.
 import type { Database, Queryable } from '../../../db/database.ts';
+import type { EncodedFormats } from './format-sums.ts';
+import { writeFormats } from './format-writes.ts';
 import type { EncodedReferrals } from './referral-sums.ts';
 import { writeReferrals } from './referral-writes.ts';
 import { recordSortedCountsIn } from './rollups.ts';
@@ -40,9 +42,10 @@ export async function stageSums(tx: Queryable, sums: ViewSums, visitors = sums.v
   // Visitor ids go straight to their own staging (in the same statement), folded into the
   // sketches later: the merge then never carries them.
   const referrals = sums.referrals.isEmpty ? null : JSON.stringify(sums.referrals.encode());
+  const formats = sums.formats.isEmpty ? null : JSON.stringify(sums.formats.encode());
   return insertStagedCounts(
     tx,
-    { views: sums.views, counts: JSON.stringify(sums.encode()), referrals },
+    { views: sums.views, counts: JSON.stringify(sums.encode()), referrals, formats },
     stagedVisitorIds(visitors),
   );
 }
@@ -70,6 +73,7 @@ async function mergeOnce(db: Database, known: KnownStaged): Promise<MergeResult>
     for (const row of staged) {
       sums.addEncoded(JSON.parse(row.counts) as EncodedSums);
       if (row.referrals !== null) sums.referrals.addEncoded(JSON.parse(row.referrals) as EncodedReferrals);
+      if (row.formats !== null) sums.formats.addEncoded(JSON.parse(row.formats) as EncodedFormats);
     }
     const rows = taken.length + staged.length;
     if (rows === 0) return { rows: 0, views: 0, orphanViews: 0 };
@@ -80,6 +84,7 @@ async function mergeOnce(db: Database, known: KnownStaged): Promise<MergeResult>
       counts.filter((c) => existing.has(c.projectId)),
     );
     await writeReferrals(tx, sums.referrals, existing);
+    await writeFormats(tx, sums.formats, existing);
     return { rows, views: written.views, orphanViews: sums.views - written.views };
   });
 }

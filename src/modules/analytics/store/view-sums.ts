@@ -4,6 +4,7 @@
 // ingestion to sum a group commit's views, to stage them compactly, and to merge them.
 
 import { HOUR_MS } from '../../../util/time.ts';
+import { FormatSums } from './format-sums.ts';
 import type { KeyedCount } from './keyed-count.ts';
 import { ProjectHours } from './project-hours.ts';
 import type { TrafficClass } from './queries.ts';
@@ -63,6 +64,8 @@ export class ViewSums {
   readonly visitors = new VisitorSets();
   /** Its human views referred by AI assistants, staged and merged with them. */
   readonly referrals = new ReferralSums();
+  /** Its views served as other than html, and MCP calls, staged and merged with them. */
+  readonly formats = new FormatSums();
 
   /** Rows summed, each checked (a TypeError names the first bad one). */
   static ofRows(rows: Iterable<PageViewCount>): ViewSums {
@@ -144,6 +147,7 @@ export class ViewSums {
     this.views += other.views;
     this.visitors.addSets(other.visitors);
     this.referrals.addSums(other.referrals);
+    this.formats.addSums(other.formats);
     // The remembered run may now point at a replaced map: forget it.
     this.#hours.forget();
   }

@@ -13,6 +13,7 @@ import {
   JobListQuerySchema,
   JobParamsSchema,
   JobSchema,
+  McpToolReportSchema,
   PageViewReportSchema,
   PromptBodySchema,
   ReferralReportSchema,
@@ -85,6 +86,7 @@ export const AgentsInput = Type.Object(AgentsQuerySchema.properties, closed);
 // The visitors and referrals exports take the same query as /views.
 export const VisitorsInput = ViewsInput;
 export const ReferralsInput = ViewsInput;
+export const McpToolsInput = ViewsInput;
 export const TimeseriesInput = Type.Object(TimeseriesQuerySchema.properties, closed);
 export const UsageInput = Type.Object(UsageQuerySchema.properties, closed);
 
@@ -103,6 +105,7 @@ export const ViewsOutput = PageViewReportSchema;
 export const AgentsOutput = AgentReportSchema;
 export const VisitorsOutput = VisitorReportSchema;
 export const ReferralsOutput = ReferralReportSchema;
+export const McpToolsOutput = McpToolReportSchema;
 export const TimeseriesOutput = TimeseriesReportSchema;
 export const UsageOutput = UsageReportSchema;
 

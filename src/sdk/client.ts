@@ -1,6 +1,6 @@
 // The typed client of the docwright HTTP API: agent jobs (/v2) and page-view analytics (/v1).
 
-import { agentsToCsv, usageToCsv, viewsToCsv, visitorsToCsv } from './csv.ts';
+import { agentsToCsv, mcpToolsToCsv, usageToCsv, viewsToCsv, visitorsToCsv } from './csv.ts';
 import { type StreamJobEventsOptions, streamJobEvents } from './job-events.ts';
 import { csvPages, offsetPages, type PagingOptions } from './paging.ts';
 import { type FetchLike, type RequestSpec, Transport } from './transport.ts';
@@ -17,6 +17,8 @@ import type {
   JobEvent,
   JobList,
   JobStatus,
+  McpToolReport,
+  McpToolRow,
   PageViewReport,
   PageViewRow,
   PromptBody,
@@ -24,6 +26,7 @@ import type {
   TimeseriesReport,
   UsageQuery,
   UsageReport,
+  ViewFormat,
   VisitorReport,
   VisitorRow,
 } from './types.ts';
@@ -77,6 +80,20 @@ export interface ViewsOptions extends CallOptions {
 /** Date range and page size of the every-page calls (allViews, viewsReport, viewsCsv, agents...). */
 export type AllViewsOptions = PagingOptions;
 
+/** The format filter and split of the agents export (docs/analytics-formats.md). */
+export interface FormatOptions {
+  /** Count only the views served in this format. */
+  format?: ViewFormat;
+  /** 'format': add the views per format to the totals and to every agent. */
+  split?: 'format';
+}
+
+export interface AgentsOptions extends ViewsOptions, FormatOptions {}
+export interface AllAgentsOptions extends AllViewsOptions, FormatOptions {}
+
+/** Every page of the MCP calls export merged (tools and clients are the first page's). */
+export type MergedMcpToolReport = Omit<McpToolReport, 'hasMore'>;
+
 /** Every page of the export merged: the totals, every row, and the hours counted. */
 export type MergedViewsReport = Omit<PageViewReport, 'hasMore'>;
 /** operators is the first page's (every page has the same); absent from older servers. */
@@ -90,6 +107,10 @@ export interface TimeseriesOptions extends CallOptions {
   interval?: TimeseriesQuery['interval'];
   dateFrom?: string;
   dateTo?: string;
+  /** Count only the views served in this format. */
+  format?: ViewFormat;
+  /** 'format': add the range's views per format (formats). */
+  split?: 'format';
 }
 
 export interface UsageOptions extends CallOptions {
@@ -421,14 +442,19 @@ export class DocwrightClient {
   }
 
   /** One page of GET /v1/analytics/{projectId}/agents: AI views per agent, verified and unverified. */
-  agents(projectId: string, options: ViewsOptions = {}): Promise<AgentReport> {
-    return this.#transport.json<AgentReport>(this.#rangeRequest(projectId, 'agents', options));
+  agents(projectId: string, options: AgentsOptions = {}): Promise<AgentReport> {
+    return this.#transport.json<AgentReport>(
+      this.#rangeRequest(projectId, 'agents', options, formatQuery(options)),
+    );
   }
 
   /** Every page of the agents export. */
-  agentPages(projectId: string, options: AllViewsOptions = {}): AsyncGenerator<AgentReport, void, undefined> {
+  agentPages(
+    projectId: string,
+    options: AllAgentsOptions = {},
+  ): AsyncGenerator<AgentReport, void, undefined> {
     return offsetPages(
-      (page) => this.agents(projectId, page),
+      (page) => this.agents(projectId, { ...page, ...formatOptions(options) }),
       options,
       (r) => r.agents.length,
     );
@@ -437,13 +463,13 @@ export class DocwrightClient {
   /** Every row of the agents export, page after page. */
   async *allAgents(
     projectId: string,
-    options: AllViewsOptions = {},
+    options: AllAgentsOptions = {},
   ): AsyncGenerator<AgentRow, void, undefined> {
     for await (const page of this.agentPages(projectId, options)) yield* page.agents;
   }
 
   /** The whole agents export in one object. */
-  async agentsReport(projectId: string, options: AllViewsOptions = {}): Promise<MergedAgentReport> {
+  async agentsReport(projectId: string, options: AllAgentsOptions = {}): Promise<MergedAgentReport> {
     let merged: MergedAgentReport | null = null;
     for await (const page of this.agentPages(projectId, options)) {
       if (merged === null)
@@ -459,10 +485,10 @@ export class DocwrightClient {
   }
 
   /** The whole agents export as one CSV document (header once). */
-  agentsCsv(projectId: string, options: AllViewsOptions = {}): Promise<string> {
+  agentsCsv(projectId: string, options: AllAgentsOptions = {}): Promise<string> {
     return csvPages(
       this.#transport,
-      (page) => this.#rangeRequest(projectId, 'agents', page),
+      (page) => this.#rangeRequest(projectId, 'agents', page, formatQuery(options)),
       options,
       (page: AgentReport) => ({
         csv: agentsToCsv(page.agents),
@@ -477,9 +503,71 @@ export class DocwrightClient {
     return this.#transport.json<TimeseriesReport>({
       method: 'GET',
       segments: ['v1', 'analytics', projectId, 'timeseries'],
-      query: { interval: options.interval, dateFrom: options.dateFrom, dateTo: options.dateTo },
+      query: {
+        interval: options.interval,
+        dateFrom: options.dateFrom,
+        dateTo: options.dateTo,
+        format: options.format,
+        split: options.split,
+      },
       signal: options.signal,
     });
+  }
+
+  /** One page of GET /v1/analytics/{projectId}/mcp-tools: MCP calls per tool, method and client. */
+  mcpTools(projectId: string, options: ViewsOptions = {}): Promise<McpToolReport> {
+    return this.#transport.json<McpToolReport>(this.#rangeRequest(projectId, 'mcp-tools', options));
+  }
+
+  /** Every page of the MCP calls export. */
+  mcpToolPages(
+    projectId: string,
+    options: AllViewsOptions = {},
+  ): AsyncGenerator<McpToolReport, void, undefined> {
+    return offsetPages(
+      (page) => this.mcpTools(projectId, page),
+      options,
+      (r) => r.calls.length,
+    );
+  }
+
+  /** Every row of the MCP calls export, page after page. */
+  async *allMcpTools(
+    projectId: string,
+    options: AllViewsOptions = {},
+  ): AsyncGenerator<McpToolRow, void, undefined> {
+    for await (const page of this.mcpToolPages(projectId, options)) yield* page.calls;
+  }
+
+  /** The whole MCP calls export in one object: totals, tools, clients and range of the first page, every page's rows. */
+  async mcpToolsReport(projectId: string, options: AllViewsOptions = {}): Promise<MergedMcpToolReport> {
+    let merged: MergedMcpToolReport | null = null;
+    for await (const page of this.mcpToolPages(projectId, options)) {
+      if (merged === null)
+        merged = {
+          totals: page.totals,
+          tools: page.tools,
+          clients: page.clients,
+          calls: [...page.calls],
+          range: page.range,
+        };
+      else merged.calls.push(...page.calls);
+    }
+    return merged!;
+  }
+
+  /** The whole MCP calls export as one CSV document (header once). */
+  mcpToolsCsv(projectId: string, options: AllViewsOptions = {}): Promise<string> {
+    return csvPages(
+      this.#transport,
+      (page) => this.#rangeRequest(projectId, 'mcp-tools', page),
+      options,
+      (page: McpToolReport) => ({
+        csv: mcpToolsToCsv(page.calls),
+        rows: page.calls.length,
+        hasMore: page.hasMore,
+      }),
+    );
   }
 
   /** GET /v2/agent/{projectId}/usage: what agent jobs cost, per UTC day, model or job. */
@@ -499,8 +587,9 @@ export class DocwrightClient {
 
   #rangeRequest(
     projectId: string,
-    report: 'views' | 'agents' | 'visitors',
+    report: 'views' | 'agents' | 'visitors' | 'mcp-tools',
     options: ViewsOptions,
+    extra: { format?: ViewFormat | undefined; split?: 'format' | undefined } = {},
   ): RequestSpec {
     return {
       method: 'GET',
@@ -510,8 +599,25 @@ export class DocwrightClient {
         dateTo: options.dateTo,
         limit: options.limit,
         offset: options.offset,
+        ...extra,
       },
       signal: options.signal,
     };
   }
+}
+
+/** The format filter and split as query parameters (undefined ones are left out). */
+function formatQuery(options: FormatOptions): {
+  format?: ViewFormat | undefined;
+  split?: 'format' | undefined;
+} {
+  return { format: options.format, split: options.split };
+}
+
+/** The format filter and split alone, to pass on with each page. */
+function formatOptions(options: FormatOptions): FormatOptions {
+  return {
+    ...(options.format === undefined ? {} : { format: options.format }),
+    ...(options.split === undefined ? {} : { split: options.split }),
+  };
 }

@@ -11,10 +11,11 @@ import {
   VIEWS_CSV_COLUMNS,
   viewsCsvRow,
 } from '../contract/csv.ts';
+import { MCP_TOOLS_CSV_COLUMNS, mcpToolsCsvRow } from '../contract/mcp-tools-csv.ts';
 import { VISITORS_CSV_COLUMNS, visitorsCsvRow } from '../contract/visitors-csv.ts';
-import type { AgentRow, PageViewRow, UsageReport, VisitorRow } from './types.ts';
+import type { AgentRow, McpToolRow, PageViewRow, UsageReport, VisitorRow } from './types.ts';
 
-export { AGENTS_CSV_COLUMNS, csvLine, VIEWS_CSV_COLUMNS };
+export { AGENTS_CSV_COLUMNS, csvLine, MCP_TOOLS_CSV_COLUMNS, VIEWS_CSV_COLUMNS };
 
 /** One cell: empty for null, numbers as they are, text quoted and formula-guarded as needed. */
 export const csvField = csvCell;
@@ -30,6 +31,10 @@ export function visitorsToCsv(rows: Iterable<VisitorRow>): string {
 
 export function agentsToCsv(rows: Iterable<AgentRow>): string {
   return toCsv(AGENTS_CSV_COLUMNS, mapRows(rows, agentsCsvRow));
+}
+
+export function mcpToolsToCsv(rows: Iterable<McpToolRow>): string {
+  return toCsv(MCP_TOOLS_CSV_COLUMNS, mapRows(rows, mcpToolsCsvRow));
 }
 
 function* mapRows<T, R>(rows: Iterable<T>, map: (row: T) => R): Iterable<R> {

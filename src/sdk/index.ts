@@ -4,15 +4,20 @@
 // Run-time values of the contract come from its import-free files, so the client loads no package.
 export { JOB_EVENT_TYPES, type JobEventType } from '../contract/job-events.ts';
 export { FINAL_JOB_STATUSES, isFinalStatus } from '../contract/job-statuses.ts';
+export { VIEW_FORMATS } from '../contract/view-formats.ts';
 export {
+  type AgentsOptions,
+  type AllAgentsOptions,
   type AllViewsOptions,
   type CallOptions,
   type CreateJobOptions,
   DocwrightClient,
   type DocwrightClientOptions,
+  type FormatOptions,
   type JobsIteratorOptions,
   type ListJobsOptions,
   type MergedAgentReport,
+  type MergedMcpToolReport,
   type MergedViewsReport,
   type MergedVisitorReport,
   type TimeseriesOptions,
@@ -24,6 +29,8 @@ export {
   agentsToCsv,
   csvField,
   csvLine,
+  MCP_TOOLS_CSV_COLUMNS,
+  mcpToolsToCsv,
   usageToCsv,
   VIEWS_CSV_COLUMNS,
   viewsToCsv,
@@ -67,6 +74,8 @@ export type {
   JobFailureCode,
   JobList,
   JobStatus,
+  McpToolReport,
+  McpToolRow,
   PageViewReport,
   PageViewRow,
   PageViewTotals,
@@ -77,6 +86,7 @@ export type {
   UsageQuery,
   UsageReport,
   UsageRow,
+  ViewFormat,
   ViewsQuery,
   VisitorReport,
   VisitorRow,

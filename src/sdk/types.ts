@@ -20,6 +20,7 @@ import type {
   JobListSchema,
   JobSchema,
   JobStatusSchema,
+  McpToolReportSchema,
   PageViewReportSchema,
   PromptBodySchema,
   TimeseriesQuerySchema,
@@ -65,6 +66,12 @@ export type AgentReport = Static<typeof AgentReportSchema>;
 export type AgentRow = AgentReport['agents'][number];
 /** Query parameters of GET /v1/analytics/{projectId}/agents. */
 export type AgentsQuery = Static<typeof AgentsQuerySchema>;
+/** How a view was served: html, markdown, llms or mcp. */
+export type { ViewFormat } from '../contract/view-formats.ts';
+/** MCP calls per tool, method and client: totals, tools, clients, one page of calls, range. */
+export type McpToolReport = Static<typeof McpToolReportSchema>;
+/** One row of McpToolReport.calls. */
+export type McpToolRow = McpToolReport['calls'][number];
 /** Human, AI and bot views per hour or day. */
 export type TimeseriesReport = Static<typeof TimeseriesReportSchema>;
 export type TimeseriesBucket = TimeseriesReport['buckets'][number];

@@ -95,6 +95,7 @@ export const READ_TOOLS = [
   'get_ai_referrals',
   'get_ai_agents',
   'get_traffic_timeseries',
+  'get_mcp_tool_calls',
   'get_usage',
 ];
 export const WRITE_TOOLS = ['create_job', 'follow_up_job', 'cancel_job', 'archive_job'];

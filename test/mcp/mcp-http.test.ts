@@ -502,6 +502,8 @@ await forEachBackend('MCP over streamable HTTP', ({ db }) => {
       { path: '/guide', userAgent: CHROME, timestamp: '2026-01-05T10:00:00Z' },
       { path: '/guide', userAgent: GPTBOT, timestamp: '2026-01-05T11:00:00Z' },
       { path: '/api', userAgent: GPTBOT, timestamp: '2026-01-06T09:30:00Z' },
+      { path: '/api.md', userAgent: GPTBOT, timestamp: '2026-01-06T09:40:00Z' },
+      { type: 'mcp', tool: 'search', clientName: 'cursor', timestamp: '2026-01-06T09:45:00Z' },
     ];
     const ingested = await app.inject({
       method: 'POST',
@@ -514,6 +516,12 @@ await forEachBackend('MCP over streamable HTTP', ({ db }) => {
     const pairs: [string, string, Record<string, unknown>][] = [
       ['get_page_views', 'views?dateFrom=2026-01-01&dateTo=2026-02-01&limit=1', { ...range, limit: 1 }],
       ['get_ai_agents', 'agents?dateFrom=2026-01-01&dateTo=2026-02-01', range],
+      [
+        'get_ai_agents',
+        'agents?dateFrom=2026-01-01&dateTo=2026-02-01&format=markdown&split=format',
+        { ...range, format: 'markdown', split: 'format' },
+      ],
+      ['get_mcp_tool_calls', 'mcp-tools?dateFrom=2026-01-01&dateTo=2026-02-01', range],
       ['get_visitors', 'visitors?dateFrom=2026-01-01&dateTo=2026-02-01', range],
       ['get_ai_referrals', 'referrals?dateFrom=2026-01-01&dateTo=2026-02-01', range],
       [
@@ -524,6 +532,11 @@ await forEachBackend('MCP over streamable HTTP', ({ db }) => {
           dateTo: '2026-01-08',
           interval: 'day',
         },
+      ],
+      [
+        'get_traffic_timeseries',
+        'timeseries?dateFrom=2026-01-01&dateTo=2026-01-08&format=mcp&split=format',
+        { dateFrom: '2026-01-01', dateTo: '2026-01-08', format: 'mcp', split: 'format' },
       ],
     ];
     for (const [tool, path, args] of pairs) {
@@ -538,8 +551,13 @@ await forEachBackend('MCP over streamable HTTP', ({ db }) => {
     const views = resultValue<{ totals: { human: number; ai: number }; hasMore: boolean }>(
       await reader.callTool({ name: 'get_page_views', arguments: { ...range, limit: 1 } }),
     );
-    assert.deepEqual(views.totals, { human: 1, ai: 2, total: 3 });
+    // The .md fetch counts for /api and the MCP call for /mcp: AI views like the others.
+    assert.deepEqual(views.totals, { human: 1, ai: 4, total: 5 });
     assert.equal(views.hasMore, true);
+    const calls = resultValue<{ totals: { calls: number } }>(
+      await reader.callTool({ name: 'get_mcp_tool_calls', arguments: range }),
+    );
+    assert.deepEqual(calls.totals, { calls: 1 });
   });
 
   test('get_usage answers what GET /v2/agent/{projectId}/usage answers, in each grouping', async () => {

@@ -6,6 +6,7 @@ import type {
   Job,
   JobEvent,
   MergedAgentReport,
+  MergedMcpToolReport,
   MergedViewsReport,
   MergedVisitorReport,
 } from '../../sdk/index.ts';
@@ -117,10 +118,15 @@ export function renderVisitors(report: MergedVisitorReport): string {
   return `${head}\n\n${numericTable(headers, rows, [1, 2, 3])}`;
 }
 
-export function renderAgents(report: MergedAgentReport): string {
+/** `format` names the filter the report was asked with, if any. */
+export function renderAgents(report: MergedAgentReport, format?: string): string {
   const { totals } = report;
-  const head = `AI-agent views from ${rangeText(report.range)}: ${totals.total} (verified ${totals.verified}, unverified ${totals.unverified}) by ${countOf(report.agents.length, 'agent')}`;
-  if (report.agents.length === 0) return `${head}\nNo AI-agent views in this range.`;
+  const served = format === undefined ? '' : ` served as ${format}`;
+  const head = `AI-agent views${served} from ${rangeText(report.range)}: ${totals.total} (verified ${totals.verified}, unverified ${totals.unverified}) by ${countOf(report.agents.length, 'agent')}`;
+  const split = totals.formats
+    ? `\nBy format: html ${count(totals.formats.html)}, markdown ${count(totals.formats.markdown)}, llms ${count(totals.formats.llms)}, mcp ${count(totals.formats.mcp)}`
+    : '';
+  if (report.agents.length === 0) return `${head}${split}\nNo AI-agent views in this range.`;
   const headers = ['AGENT', 'OPERATOR', 'CATEGORY', 'VERIFIED', 'UNVERIFIED', 'TOTAL'];
   const rows = report.agents.map((a) => [
     a.agent,
@@ -130,7 +136,29 @@ export function renderAgents(report: MergedAgentReport): string {
     count(a.unverified),
     count(a.total),
   ]);
+  if (totals.formats) {
+    headers.push('HTML', 'MARKDOWN', 'LLMS', 'MCP');
+    report.agents.forEach((a, i) => {
+      const f = a.formats ?? { html: 0, markdown: 0, llms: 0, mcp: 0 };
+      rows[i]!.push(count(f.html), count(f.markdown), count(f.llms), count(f.mcp));
+    });
+    return `${head}${split}\n\n${numericTable(headers, rows, [3, 4, 5, 6, 7, 8, 9])}`;
+  }
   return `${head}\n\n${numericTable(headers, rows, [3, 4, 5])}`;
+}
+
+export function renderMcpTools(report: MergedMcpToolReport): string {
+  const head = `MCP calls from ${rangeText(report.range)}: ${report.totals.calls} in ${countOf(report.calls.length, 'row')} (tool, method, client)`;
+  if (report.calls.length === 0) return `${head}\nNo MCP calls in this range.`;
+  const headers = ['TOOL', 'METHOD', 'CLIENT', 'VERSION', 'CALLS'];
+  const rows = report.calls.map((c) => [
+    c.tool || '-',
+    c.method,
+    c.clientName || '-',
+    c.clientVersion || '-',
+    count(c.calls),
+  ]);
+  return `${head}\n\n${numericTable(headers, rows, [4])}`;
 }
 
 function oneLine(text: string, max: number): string {

@@ -5,7 +5,7 @@ import packageJson from '../../../package.json' with { type: 'json' };
 import { helpText } from '../../config/describe-variables.ts';
 import { CONFIG_VARIABLES } from '../../config/variables.ts';
 import { registerAgentsCommands } from './agents-command.ts';
-import { registerAgentsReportCommand } from './agents-report-command.ts';
+import { registerAgentsReportCommand, registerMcpToolsCommand } from './agents-report-command.ts';
 import { registerAutomationsCommands } from './automations-commands.ts';
 import { CLIENT_VARIABLES } from './client-options.ts';
 import { registerImportLogsCommand } from './import-logs-command.ts';
@@ -63,6 +63,7 @@ export function buildProgram(): Command {
   registerViewsCommand(program);
   registerVisitorsCommand(program);
   registerAgentsReportCommand(program);
+  registerMcpToolsCommand(program);
   registerMcpCommand(program);
   registerUsageCommand(program);
   // Commands that later work adds register here, one file each under src/main/cli/.

@@ -1,7 +1,8 @@
-// The analytics tools: the /v1 exports (page views, AI agents, time series) as JSON, calling the
+// The analytics tools: the /v1 exports (page views, AI agents, time series, MCP calls) as JSON, calling the
 // analytics module's export functions as those routes do. One page per call, as the API answers.
 import {
   exportAgents,
+  exportMcpTools,
   exportPageViews,
   exportReferrals,
   exportTimeseries,
@@ -11,6 +12,8 @@ import { defineTool, type McpTool, READ_ONLY } from '../tool.ts';
 import {
   AgentsInput,
   AgentsOutput,
+  McpToolsInput,
+  McpToolsOutput,
   ReferralsInput,
   ReferralsOutput,
   TimeseriesInput,
@@ -40,7 +43,7 @@ const viewsTool = defineTool({
 const agentsTool = defineTool({
   name: 'get_ai_agents',
   title: 'AI-agent views, verified and unverified',
-  description: `AI views per agent (GPTBot, ClaudeBot, ...) over a date range, with the agent's operator and category and how many views were verified (published IP ranges or Web Bot Auth). ${RANGE} Same as GET /v1/analytics/{projectId}/agents.`,
+  description: `AI views per agent (GPTBot, ClaudeBot, ...) over a date range, with the agent's operator and category and how many views were verified (published IP ranges or Web Bot Auth). format counts only views served as html, markdown (.md or Accept: text/markdown), llms (llms.txt) or mcp (MCP calls); split: "format" adds each agent's views per format. ${RANGE} Same as GET /v1/analytics/{projectId}/agents.`,
   access: 'read',
   input: AgentsInput,
   output: AgentsOutput,
@@ -54,7 +57,7 @@ const timeseriesTool = defineTool({
   name: 'get_traffic_timeseries',
   title: 'Human, AI and bot views over time',
   description:
-    'Views per UTC hour or day (interval), split into human, AI and non-AI bot traffic; every bucket of the range is listed, empty ones with zeros (at most 2400 buckets). Same as GET /v1/analytics/{projectId}/timeseries.',
+    'Views per UTC hour or day (interval), split into human, AI and non-AI bot traffic; every bucket of the range is listed, empty ones with zeros (at most 2400 buckets). format counts only views served as html, markdown, llms or mcp; split: "format" adds the range\'s views per format. Same as GET /v1/analytics/{projectId}/timeseries.',
   access: 'read',
   input: TimeseriesInput,
   output: TimeseriesOutput,
@@ -90,10 +93,24 @@ const referralsTool = defineTool({
   },
 });
 
+const mcpToolsTool = defineTool({
+  name: 'get_mcp_tool_calls',
+  title: "Calls to the docs site's MCP server",
+  description: `Calls to the docs site's own MCP server (sent to the ingest API as records of type mcp) per tool, MCP method and client name and version, with the range's total and the most-called tools and clients. ${RANGE} Same as GET /v1/analytics/{projectId}/mcp-tools.`,
+  access: 'read',
+  input: McpToolsInput,
+  output: McpToolsOutput,
+  annotations: READ_ONLY,
+  async run(context, args) {
+    return { value: await exportMcpTools(context.db, context.projectId, args) };
+  },
+});
+
 export const ANALYTICS_TOOLS: readonly McpTool[] = [
   viewsTool,
   visitorsTool,
   referralsTool,
   agentsTool,
   timeseriesTool,
+  mcpToolsTool,
 ];

@@ -48,6 +48,7 @@ export type { ImportSink, LedgerEntry } from './import/sink.ts';
 export { displayName, openLogSource } from './import/source.ts';
 export type { GroupCommitObserver } from './ingest/group-commit.ts';
 export type { RecordOutcomes } from './ingest/ingest-batch.ts';
+export { exportMcpTools } from './mcp-tools.ts';
 export { type ExportFormat, exportFormat } from './negotiate.ts';
 export { exportReferrals } from './referrals.ts';
 export { exportTimeseries } from './timeseries.ts';

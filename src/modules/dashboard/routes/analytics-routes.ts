@@ -15,6 +15,7 @@ import {
   type AgentCatalog,
   curatedAgentCatalog,
   exportAgents,
+  exportMcpTools,
   exportPageViews,
   exportReferrals,
   exportTimeseries,
@@ -43,6 +44,8 @@ type AnalyticsQuery = {
 export const TOP_PAGES_LIMIT = 25;
 export const AGENTS_LIMIT = 10;
 export const UNRECOGNIZED_LIMIT = 10;
+/** The most-called MCP tools shown beside the formats. */
+export const MCP_TOOLS_LIMIT = 5;
 /** Hourly charts up to this many days; longer ranges are charted per day. */
 const MAX_HOURLY_DAYS = 14;
 
@@ -105,7 +108,9 @@ export function registerAnalyticsPageRoutes(
         { ...dates, limit: AGENTS_LIMIT, offset: (agentsPage - 1) * AGENTS_LIMIT },
         catalog(),
       );
-      data.series = await exportTimeseries(db, project.id, { ...dates, interval });
+      data.series = await exportTimeseries(db, project.id, { ...dates, interval, split: 'format' });
+      const mcp = await exportMcpTools(db, project.id, { ...dates, limit: 1 });
+      data.mcpCalls = { calls: mcp.totals.calls, tools: mcp.tools.slice(0, MCP_TOOLS_LIMIT) };
       data.visitors = (await exportVisitors(db, project.id, { ...dates, limit: 1 })).totals;
       data.referrals = (await exportReferrals(db, project.id, { ...dates, limit: 1 })).totals.views;
       await options.unrecognized?.flush();

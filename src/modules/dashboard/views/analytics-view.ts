@@ -1,7 +1,13 @@
 // The analytics page: the date range, totals, a stacked chart of human and AI views per day or
 // hour (Chart.js, drawn by analytics-chart.js from the JSON below it, with the same numbers in a
 // table for screen readers), the top pages and the AI agents, each paged like the API.
-import type { AgentReport, PageViewReport, TimeseriesReport } from '../../../contract/index.ts';
+import {
+  type AgentReport,
+  type PageViewReport,
+  type TimeseriesReport,
+  VIEW_FORMATS,
+  type ViewFormat,
+} from '../../../contract/index.ts';
 import type { AgentListVersion, UnrecognizedAgentReport } from '../../analytics/index.ts';
 import type { Project } from '../../projects/index.ts';
 import type { DayRange } from '../analytics-range.ts';
@@ -34,6 +40,42 @@ export interface AnalyticsPage {
   referrals?: number | null;
   /** The top automated-looking user agents the list does not know (all time, not the range). */
   unrecognized?: UnrecognizedAgentReport | null;
+  /** Calls to the docs site's MCP server over the range, and the most-called tools. */
+  mcpCalls?: { calls: number; tools: { tool: string; calls: number }[] } | null;
+}
+
+const FORMAT_NAMES: Record<ViewFormat, string> = {
+  html: 'Pages (HTML)',
+  markdown: 'Markdown',
+  llms: 'llms.txt',
+  mcp: 'MCP calls',
+};
+
+/** Where readers and agents read: the range's views per format, and the MCP tools called. */
+function formatsSection(
+  formats: TimeseriesReport['formats'],
+  mcp: AnalyticsPage['mcpCalls'],
+): SafeHtml | string {
+  if (!formats) return '';
+  const all = VIEW_FORMATS.reduce((sum, f) => sum + formats[f].total, 0);
+  return html`<section aria-labelledby="formats-title" class="card">
+  <h2 id="formats-title">Where they read</h2>
+  <p class="muted small">Views by how they were served: pages, Markdown (<code>.md</code> or <code>Accept: text/markdown</code>), <code>llms.txt</code>, and calls to the docs site's MCP server.</p>
+  <div class="table-wrap"><table id="view-formats">
+    <thead><tr><th scope="col">Format</th><th scope="col" class="num">Human</th><th scope="col" class="num">AI</th><th scope="col" class="num">Total</th><th scope="col" class="num">Share</th></tr></thead>
+    <tbody>${VIEW_FORMATS.map(
+      (f) =>
+        html`<tr data-format="${f}"><td>${FORMAT_NAMES[f]}</td><td class="num">${count(formats[f].human)}</td><td class="num">${count(formats[f].ai)}</td><td class="num">${count(formats[f].total)}</td><td class="num">${share(formats[f].total, all)}</td></tr>`,
+    )}</tbody>
+  </table></div>
+  ${
+    mcp && mcp.calls > 0
+      ? html`<p class="small" id="mcp-tools">Most-called MCP tools: ${mcp.tools.map(
+          (t, i) => html`${i > 0 ? ', ' : ''}<code>${t.tool || '(no tool)'}</code> ${count(t.calls)}`,
+        )}.</p>`
+      : ''
+  }
+</section>`;
 }
 
 function unrecognizedSection(report: UnrecognizedAgentReport | null | undefined): SafeHtml {
@@ -147,6 +189,7 @@ ${errorBox(data.error)}
       : html`<p class="muted">No views in this range.</p>`
   }
 </section>
+${formatsSection(data.series?.formats, data.mcpCalls)}
 <section aria-labelledby="pages-title">
   <div class="section-head">
     <h2 id="pages-title">Top pages</h2>

@@ -15,7 +15,11 @@ import { branchName } from '../../src/agent/workspace/branch-name.ts';
 import { WorkspaceFailure } from '../../src/agent/workspace/failures.ts';
 import { type GitInvocation, GitRunner } from '../../src/agent/workspace/git-runner.ts';
 import { mirrorPathFor } from '../../src/agent/workspace/mirror.ts';
-import { type RepositoryAccess, Workspaces } from '../../src/agent/workspace/workspaces.ts';
+import {
+  type RepositoryAccess,
+  type WorkspaceStartView,
+  Workspaces,
+} from '../../src/agent/workspace/workspaces.ts';
 import { type GitHttpServer, SAMPLE_DOCS, startGitHttpServer } from '../stand-ins/git-http-server.ts';
 
 const run = promisify(execFile);
@@ -233,6 +237,48 @@ describe('a job from clone to pushed branch', () => {
     } finally {
       await workspace.remove();
     }
+  });
+
+  test("the start commit's instructions: read with git once, then kept for later jobs on that commit", async () => {
+    await server.createRepo('kept-instructions', SAMPLE_DOCS);
+    const spaces = workspaces('kept-instructions');
+    const readInstructions = async () => {
+      const { jobId, branch } = newJob('Read the instructions');
+      let view: WorkspaceStartView | null = null;
+      const workspace = await spaces.open({
+        repository: access('kept-instructions'),
+        jobId,
+        branch,
+        start: { kind: 'new', ref: null },
+        onStart: (started) => {
+          view = started;
+        },
+      });
+      try {
+        const seen = invocations.length;
+        const entries = await (view as WorkspaceStartView | null)!.listFiles(
+          ['.docwright/AGENTS.md', 'AGENTS.md'],
+          1024,
+        );
+        const texts = await Promise.all(entries.map(async (e) => [e.kind, (await e.read())?.toString()]));
+        return { texts, git: invocations.slice(seen).map((i) => i.args.join(' ')) };
+      } finally {
+        await workspace.remove();
+      }
+    };
+    const first = await readInstructions();
+    assert.deepEqual(first.texts, [
+      ['missing', undefined],
+      ['file', SAMPLE_DOCS['AGENTS.md']],
+    ]);
+    assert.equal(
+      first.git.filter((args) => / (ls-tree|cat-file) /.test(` ${args}`)).length,
+      2,
+      first.git.join('\n'),
+    );
+    const later = await readInstructions();
+    assert.deepEqual(later.texts, first.texts);
+    assert.deepEqual(later.git, [], 'nothing asked of git on the same commit');
   });
 
   test('a stale tracking ref that blocks a wanted branch: every branch is fetched, the stale one pruned', async () => {

@@ -75,17 +75,33 @@ async function affectedPages(
   branch: DocsSnapshot,
   changed: readonly string[],
 ): Promise<string[]> {
-  const affected = new Set<string>();
-  const names = new Set<string>();
-  for (const path of changed) {
-    if (isPage(path)) affected.add(path);
-    // An image or other file is named with its extension; a page without (links may omit it).
-    names.add(isPage(path) ? nameOf(path) : (path.split('/').pop() ?? ''));
-  }
+  const affected = new Set(changed.filter(isPage));
+  const names = namesOf(changed);
   if (names.has('')) return [...new Set([...base.pages(), ...branch.pages()])];
   for (const name of names) {
     for (const path of await branch.pagesMentioning(name)) affected.add(path);
     for (const path of await base.pagesMentioning(name)) affected.add(path);
   }
   return [...affected];
+}
+
+/** The names a page would use to link to each of `changed` ('' for the site's root index). */
+function namesOf(changed: readonly string[]): Set<string> {
+  // An image or other file is named with its extension; a page without (links may omit it).
+  return new Set(changed.map((path) => (isPage(path) ? nameOf(path) : (path.split('/').pop() ?? ''))));
+}
+
+/**
+ * Does now the base's part of a later run over a change of `changed`: the base's text of each
+ * changed page and the base's pages naming one (a git grep, for a job's base). The calls are
+ * the run's own, whose answers the snapshot keeps, so the run finds them done and its result is
+ * the same; a job starts this when its tools change a file, beside the model's next call.
+ */
+export async function prepareBase(base: DocsSnapshot, changed: readonly string[]): Promise<void> {
+  const names = namesOf(changed);
+  if (names.has('')) return;
+  await Promise.all([
+    base.load(changed.filter((path) => isPage(path) && base.files.has(path))),
+    ...[...names].map((name) => base.pagesMentioning(name)),
+  ]);
 }

@@ -11,6 +11,7 @@ import {
   directorySource,
   listDirectory,
   overlaySource,
+  prepareBase,
 } from '../../src/docs-checks/index.ts';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
@@ -217,6 +218,50 @@ describe('breakage is reported as introduced', () => {
     assert.deepEqual(codes(result), ['link_broken docs/usage.md']);
     assert.equal(result.preexisting, 1);
     void after;
+  });
+
+  test("prepareBase does the base's part of a run ahead; the run then asks the base for nothing and finds the same", async () => {
+    const root = join(FIXTURES, 'mkdocs');
+    const files = await listDirectory(root);
+    const counted = () => {
+      const asked: string[] = [];
+      const plain = directorySource(root, files);
+      const source = {
+        files,
+        read: (path: string) => {
+          asked.push(`read ${path}`);
+          return plain.read(path);
+        },
+        // As git grep answers: the files whose content contains the text.
+        search: async (text: string) => {
+          asked.push(`search ${text}`);
+          const texts = await Promise.all(files.map(async (path) => [path, await plain.read(path)] as const));
+          return texts.filter(([, content]) => content?.includes(text)).map(([path]) => path);
+        },
+      };
+      return { source, asked };
+    };
+    const changes = new Map<string, string | null>([
+      ['docs/user-guide/config.md', '# Config\n\nSee [install](install.md#missing).\n'],
+      ['docs/user-guide/install.md', null],
+    ]);
+    const check = async (prepared: boolean) => {
+      const { source, asked } = counted();
+      const base = await DocsSnapshot.build(source);
+      if (prepared) await prepareBase(base, [...changes.keys()]);
+      const ahead = asked.length;
+      const branch = await base.withChanges(overlaySource(source, changes), changes.keys());
+      const result = await checkSnapshots(base, branch, { changed: [...changes.keys()] });
+      return { result, ahead, during: asked.slice(ahead) };
+    };
+    const plain = await check(false);
+    const prepared = await check(true);
+    assert.ok(prepared.ahead > 0 && plain.during.some((a) => a.startsWith('search ')));
+    assert.deepEqual(prepared.during, [], 'the run found the base part done');
+    assert.deepEqual(codes(prepared.result), codes(plain.result));
+    assert.deepEqual(prepared.result.introduced, plain.result.introduced);
+    assert.equal(prepared.result.pagesChecked, plain.result.pagesChecked);
+    assert.ok(prepared.result.introduced.length > 0);
   });
 
   test('a scope limits the report to the paths asked for', async () => {

@@ -11,6 +11,7 @@ import {
   type DocsFramework,
   type DocsSnapshot,
   type DocsSource,
+  prepareBase,
 } from '../../docs-checks/index.ts';
 import type { JobWorkspace } from '../workspace/job-workspace.ts';
 import { baseSnapshot } from './base-snapshot.ts';
@@ -38,6 +39,8 @@ export class JobDocsChecks {
   readonly #options: JobDocsChecksOptions;
   readonly #base: Promise<DocsSnapshot>;
   #toolChanges: () => readonly string[] = () => [];
+  /** Paths whose base part prepare() has started. */
+  readonly #prepared = new Set<string>();
 
   constructor(options: JobDocsChecksOptions) {
     this.mode = options.mode;
@@ -60,6 +63,19 @@ export class JobDocsChecks {
   /** Tells the checks which paths the agent's tools changed so far (the toolbox knows them). */
   watchTools(changedPaths: () => readonly string[]): void {
     this.#toolChanges = changedPaths;
+  }
+
+  /**
+   * Starts the base's part of the coming runs for the paths the tools changed since the last
+   * call (the base's git work: a grep for the pages naming a changed page, the changed page's
+   * base text), so it goes on beside the model's next call instead of after the last one. The
+   * runs await the same answers (prepareBase); a failure here is left for a run to meet again.
+   */
+  prepare(): void {
+    const fresh = this.#toolChanges().filter((path) => !this.#prepared.has(path));
+    if (fresh.length === 0) return;
+    for (const path of fresh) this.#prepared.add(path);
+    this.#base.then((base) => prepareBase(base, fresh)).catch(() => undefined);
   }
 
   /** Checks the worktree now against the base; `scope` limits the report to those paths. */

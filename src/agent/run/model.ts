@@ -54,7 +54,11 @@ export async function runModelPhase(
     root: workspace.root(),
     denyGlobs,
     ...(options.code ? { code: options.code } : {}),
-    onEvent: (event) => input.event('tool_call', { ...event }).catch(() => {}),
+    onEvent: (event) => {
+      // A changed file: the checks' base lookups start now, beside the model's next call.
+      checks?.prepare();
+      return input.event('tool_call', { ...event }).catch(() => {});
+    },
     ...(checks
       ? { checkDocs: async (paths: string[]) => problemsForModel(await checks.run('tool', paths)) }
       : {}),

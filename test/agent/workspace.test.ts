@@ -13,7 +13,7 @@ import { createAgentTools } from '../../src/agent/tools/agent-tools.ts';
 import type { ToolEvent } from '../../src/agent/tools/tool-context.ts';
 import { branchName } from '../../src/agent/workspace/branch-name.ts';
 import { WorkspaceFailure } from '../../src/agent/workspace/failures.ts';
-import { type GitInvocation, GitRunner } from '../../src/agent/workspace/git-runner.ts';
+import { type GitInvocation, GitRunner, type GitRunOptions } from '../../src/agent/workspace/git-runner.ts';
 import { mirrorPathFor } from '../../src/agent/workspace/mirror.ts';
 import {
   type RepositoryAccess,
@@ -279,6 +279,43 @@ describe('a job from clone to pushed branch', () => {
     const later = await readInstructions();
     assert.deepEqual(later.texts, first.texts);
     assert.deepEqual(later.git, [], 'nothing asked of git on the same commit');
+  });
+
+  test("a fetch leaves git's automatic maintenance to every tenth fetch of the mirror", async () => {
+    await server.createRepo('maintenance', SAMPLE_DOCS);
+    const fetches: boolean[] = [];
+    class Recording extends GitRunner {
+      override run(args: readonly string[], options: GitRunOptions) {
+        if (args[0] === 'fetch' && !args.includes('--filter=blob:none')) {
+          const config = Object.entries(options.env)
+            .filter(([name]) => name.startsWith('GIT_CONFIG_KEY_'))
+            .map(([name, key]) => `${key}=${options.env[name.replace('KEY', 'VALUE')]}`);
+          fetches.push(!config.includes('maintenance.auto=false'));
+        }
+        return super.run(args, options);
+      }
+    }
+    const spaces = new Workspaces({
+      cacheDir: join(base, 'maintenance', 'repos'),
+      worktreesDir: join(base, 'maintenance', 'worktrees'),
+      runner: new Recording(),
+    });
+    for (let i = 0; i < 12; i++) {
+      const { jobId, branch } = newJob('Maintenance');
+      const workspace = await spaces.open({
+        repository: access('maintenance'),
+        jobId,
+        branch,
+        start: { kind: 'new', ref: null },
+      });
+      await workspace.remove();
+    }
+    // The first job clones (its fetch keeps maintenance); then the 1st and 11th fetch maintain.
+    assert.deepEqual(
+      fetches.map((maintains, i) => (maintains ? i : -1)).filter((i) => i >= 0),
+      [0, 10],
+    );
+    assert.equal(fetches.length, 11);
   });
 
   test('a stale tracking ref that blocks a wanted branch: every branch is fetched, the stale one pruned', async () => {

@@ -24,6 +24,8 @@ export interface GitCommandOptions {
   action: string;
   /** True outside the mirror lock: no automatic gc. */
   unlocked?: boolean;
+  /** True for a command under the lock that is to leave maintenance to a later one (mirror.ts). */
+  skipMaintenance?: boolean;
   /** Exit codes that are answers rather than failures (e.g. 1 from diff --quiet). */
   okExitCodes?: readonly number[];
   extraEnv?: Record<string, string>;
@@ -37,7 +39,7 @@ export async function runGit(
 ): Promise<GitResult> {
   const env = buildGitEnv({
     authorization: context.authorization,
-    unlocked: options.unlocked,
+    unlocked: options.unlocked || options.skipMaintenance,
     extra: options.extraEnv,
   });
   let result: GitResult;

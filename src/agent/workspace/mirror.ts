@@ -73,6 +73,25 @@ function wantedRefspecs(wanted: WantedRefs): string[] {
 }
 
 /**
+ * A fetch ends by starting `git maintenance run --auto` (one more process, ~5–20 ms, on the way
+ * to the job's first model request), which nearly always finds nothing to do: its thresholds are
+ * thousands of loose objects, and a job adds a handful. So only every MAINTENANCE_EVERY-th fetch
+ * of a mirror in this process (the first one included) lets it run; it still runs under the
+ * mirror lock, in the foreground.
+ */
+const MAINTENANCE_EVERY = 10;
+const fetchCounts = new Map<string, number>();
+
+function maintenanceDue(mirrorPath: string): boolean {
+  const count = fetchCounts.get(mirrorPath) ?? 0;
+  fetchCounts.delete(mirrorPath);
+  fetchCounts.set(mirrorPath, (count + 1) % MAINTENANCE_EVERY);
+  // Forgets the oldest mirrors first: one forgotten simply counts from the start again.
+  while (fetchCounts.size > 1000) fetchCounts.delete(fetchCounts.keys().next().value!);
+  return count === 0;
+}
+
+/**
  * Clones the mirror when there is none (every branch), fetches what the job needs otherwise;
  * without a base branch, also learns the default branch's commit. Call under the mirror lock.
  */
@@ -85,12 +104,14 @@ export async function refreshMirror(
   const wantRemoteHead = wanted.baseRef === null;
   // Refspecs on the command line replace the configured one, so the branches are named too.
   const allBranches = wantRemoteHead ? [BRANCHES_REFSPEC, `+HEAD:${REMOTE_HEAD_REF}`] : [BRANCHES_REFSPEC];
+  const cloned = !(await exists(mirrorPath));
+  const skipMaintenance = !cloned && !maintenanceDue(mirrorPath);
   const fetch = (refspecs: string[]) =>
     runGit(context, ['fetch', '--quiet', '--prune', '--no-tags', 'origin', ...refspecs], {
       cwd: mirrorPath,
       action: 'fetching the repository',
+      skipMaintenance,
     });
-  const cloned = !(await exists(mirrorPath));
   if (cloned) await cloneMirror(context, mirrorPath, repositoryUrl, allBranches);
   else {
     try {

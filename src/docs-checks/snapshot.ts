@@ -14,7 +14,10 @@ export interface DocsSource {
   files: readonly string[];
   /** A file's text, or null when it cannot be read as text. */
   read(path: string): Promise<string | null>;
-  /** The files whose content contains `text` (a superset is fine); absent: every page is read and searched. */
+  /**
+   * The files whose content contains `text` (a superset is fine; only the pages of the answer are
+   * used, so a source may search pages only); absent: every page is read and searched.
+   */
   search?(text: string): Promise<string[]>;
 }
 

@@ -40,6 +40,11 @@ test('the base is the commit, whatever the worktree holds; a kept base reads aft
   assert.match((await base.text('docs/guide.md')) ?? '', /## Install/);
   assert.match((await base.text('docs/reference/api.md')) ?? '', /GET \/items/);
   assert.deepEqual(await base.pagesMentioning('guide'), ['docs/index.md']);
+  // The search asks git for pages only, in every directory; other files are not searched.
+  const pageGlobs = ['*.md', '*.mdx', '*.markdown'];
+  assert.deepEqual(await first.grepBase('guide', pageGlobs), ['docs/index.md']);
+  assert.deepEqual(await first.grepBase('deploy'), ['.github/workflows/deploy.yml']);
+  assert.deepEqual(await first.grepBase('deploy', pageGlobs), []);
   const branchFiles = (await listDirectory(first.path)).filter((path) => !path.startsWith('.git'));
   const branch = await base.withChanges(directorySource(first.path, branchFiles), [
     'docs/guide.md',

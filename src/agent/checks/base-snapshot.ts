@@ -6,8 +6,16 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type DocsFramework, DocsSnapshot, type DocsSource } from '../../docs-checks/index.ts';
+import {
+  type DocsFramework,
+  DocsSnapshot,
+  type DocsSource,
+  PAGE_EXTENSIONS,
+} from '../../docs-checks/index.ts';
 import type { JobWorkspace } from '../workspace/job-workspace.ts';
+
+/** Git pathspecs of the pages (pagesMentioning keeps pages only of what a search answers). */
+const PAGE_GLOBS = PAGE_EXTENSIONS.map((extension) => `*${extension}`);
 
 /** Snapshots kept: a few repositories' latest bases (each holds the pages it has read). */
 const KEPT = 4;
@@ -53,8 +61,9 @@ async function buildBase(entry: Kept, framework: DocsFramework | undefined): Pro
       if (bytes !== null && gitBlobId(bytes, oid.length) === oid) return bytes.toString('utf8');
       return workspace.blobText(oid).catch(() => null);
     },
-    // git grep over the base commit finds the pages that name a changed one without reading all.
-    search: (text) => entry.workspace.grepBase(text),
+    // git grep over the base commit finds the pages that name a changed one without reading all;
+    // only pages are asked for ("*.md" matches in every directory), so assets are not inflated.
+    search: (text) => entry.workspace.grepBase(text, PAGE_GLOBS),
   };
   return DocsSnapshot.build(source, framework ? { framework } : {});
 }

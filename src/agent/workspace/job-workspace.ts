@@ -182,10 +182,13 @@ export class JobWorkspace {
     });
   }
 
-  /** The base commit's files whose content contains `text` (a fixed string, not a pattern); in the mirror. */
-  async grepBase(text: string): Promise<string[]> {
+  /**
+   * The base commit's files whose content contains `text` (a fixed string, not a pattern); in the
+   * mirror. `pathspecs` (e.g. "*.md") limits the files searched: git then inflates only those.
+   */
+  async grepBase(text: string, pathspecs: readonly string[] = []): Promise<string[]> {
     const result = await this.mirrorGit(
-      ['grep', '-l', '-z', '-F', '--no-color', '-I', '-e', text, this.baseCommit, '--'],
+      ['grep', '-l', '-z', '-F', '--no-color', '-I', '-e', text, this.baseCommit, '--', ...pathspecs],
       'searching the base',
       [1],
     );

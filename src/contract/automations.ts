@@ -229,6 +229,17 @@ export const InboundHookAnswerSchema = Type.Object(
     ignored: Type.Union([Type.String(), Type.Null()], {
       description: 'Why nothing was queued (an event no automation watches, a redelivery...).',
     }),
+    ci: Type.Optional(
+      Type.Object(
+        {
+          sha: Type.Union([Type.String(), Type.Null()], { description: 'The commit the CI event names.' }),
+          jobs: Type.Array(Type.String(), {
+            description: 'Jobs whose CI watch of that commit polls the code host now (docs/ci-follow-up.md).',
+          }),
+        },
+        { description: 'Present for CI events: check_run, check_suite, status, pipeline.' },
+      ),
+    ),
   },
   { title: 'Inbound webhook answer' },
 );

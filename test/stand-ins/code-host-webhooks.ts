@@ -291,3 +291,132 @@ export function giteaReviewPayload(input: {
     review: { type: 'pull_request_review_comment', content: input.content },
   };
 }
+
+/**
+ * GitLab's Pipeline Hook (GitLab's webhook events documentation, "Pipeline events"): sent when a
+ * pipeline is created and each time its status changes; object_attributes carries the commit.
+ */
+export function gitlabPipelinePayload(input: {
+  path: string;
+  pipelineId: number;
+  iid: number;
+  sha: string;
+  ref: string;
+  status: 'created' | 'pending' | 'running' | 'success' | 'failed' | 'canceled' | 'skipped' | 'manual';
+  webUrl: string;
+  jobs?: { id: number; name: string; status: string }[];
+}): Record<string, unknown> {
+  const now = new Date()
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
+  const finished = !['created', 'pending', 'running'].includes(input.status);
+  return {
+    object_kind: 'pipeline',
+    object_attributes: {
+      id: input.pipelineId,
+      iid: input.iid,
+      name: null,
+      ref: input.ref,
+      tag: false,
+      sha: input.sha,
+      before_sha: '0000000000000000000000000000000000000000',
+      source: 'push',
+      status: input.status,
+      detailed_status: input.status,
+      stages: ['test'],
+      created_at: now,
+      finished_at: finished ? now : null,
+      duration: finished ? 12 : null,
+      queued_duration: 1,
+      variables: [],
+      url: `${input.webUrl}/${input.path}/-/pipelines/${input.pipelineId}`,
+    },
+    merge_request: null,
+    user: { id: 1, name: 'Docwright', username: 'docwright', avatar_url: null, email: '[REDACTED]' },
+    project: {
+      id: 7,
+      name: input.path.split('/').at(-1),
+      description: null,
+      web_url: `${input.webUrl}/${input.path}`,
+      avatar_url: null,
+      git_ssh_url: `git@gitlab.example.test:${input.path}.git`,
+      git_http_url: `${input.webUrl}/${input.path}.git`,
+      namespace: input.path.split('/')[0],
+      visibility_level: 0,
+      path_with_namespace: input.path,
+      default_branch: 'main',
+    },
+    commit: {
+      id: input.sha,
+      message: 'Update the docs',
+      title: 'Update the docs',
+      timestamp: new Date().toISOString(),
+      url: `${input.webUrl}/${input.path}/-/commit/${input.sha}`,
+      author: { name: 'Docwright', email: 'docwright@example.test' },
+    },
+    builds: (input.jobs ?? []).map((job) => ({
+      id: job.id,
+      stage: 'test',
+      name: job.name,
+      status: job.status,
+      created_at: now,
+      started_at: now,
+      finished_at: finished ? now : null,
+      duration: finished ? 10 : null,
+      when: 'on_success',
+      manual: false,
+      allow_failure: false,
+      user: { id: 1, name: 'Docwright', username: 'docwright' },
+      runner: null,
+      artifacts_file: { filename: null, size: null },
+      environment: null,
+    })),
+  };
+}
+
+/**
+ * Gitea's status webhook (X-Gitea-Event: status; Gitea's api.CommitStatusPayload): sent when a
+ * commit status is created, by Gitea Actions or an external CI through the statuses API.
+ */
+export function giteaStatusPayload(input: {
+  fullName: string;
+  sha: string;
+  context: string;
+  state: 'pending' | 'success' | 'error' | 'failure' | 'warning';
+  description: string;
+  targetUrl: string;
+  webUrl: string;
+}): Record<string, unknown> {
+  const now = new Date().toISOString();
+  return {
+    commit: {
+      id: input.sha,
+      message: 'Update the docs\n',
+      url: `${input.webUrl}/${input.fullName}/commit/${input.sha}`,
+      author: { name: 'docwright', email: 'docwright@example.test', username: '' },
+      committer: { name: 'docwright', email: 'docwright@example.test', username: '' },
+      verification: null,
+      timestamp: now,
+      added: null,
+      removed: null,
+      modified: null,
+    },
+    context: input.context,
+    created_at: now,
+    description: input.description,
+    id: 31,
+    repository: {
+      id: 1,
+      full_name: input.fullName,
+      html_url: `${input.webUrl}/${input.fullName}`,
+      clone_url: `${input.webUrl}/${input.fullName}.git`,
+      default_branch: 'main',
+    },
+    sender: { id: 2, login: 'ci-bot', username: 'ci-bot' },
+    sha: input.sha,
+    state: input.state,
+    target_url: input.targetUrl,
+    updated_at: now,
+  };
+}

@@ -225,6 +225,59 @@ export class GitHubFake {
     });
   }
 
+  /**
+   * The "status" webhook payload GitHub sends when a commit status is created: the newest status
+   * of `context` on the commit (added with addCommitStatus), with the commit and the branch.
+   */
+  statusWebhook(owner: string, name: string, sha: string, context: string, branch = 'main') {
+    const repo = this.#repo(owner, name);
+    const status = repo.statuses.filter((s) => s.sha === sha && s.context === context).at(-1);
+    if (!status) throw new Error(`The GitHub fake has no status ${context} on ${sha}`);
+    const api = `${this.#apiBase()}/repos/${repo.owner}/${repo.name}`;
+    const web = `${this.#webBase()}/${repo.owner}/${repo.name}`;
+    const person = { name: 'docwright', email: 'docwright@example.test', date: status.at };
+    const bot = this.#userJson('docwright-bot', 7);
+    const sender = this.#userJson('ci-service', 44);
+    return {
+      id: status.id,
+      sha,
+      name: `${repo.owner}/${repo.name}`,
+      target_url: status.targetUrl,
+      avatar_url: null,
+      context: status.context,
+      description: status.description,
+      state: status.state,
+      commit: {
+        sha,
+        node_id: nodeId('Commit', status.id),
+        commit: {
+          author: person,
+          committer: person,
+          message: 'Update the docs',
+          tree: { sha, url: `${api}/git/trees/${sha}` },
+          url: `${api}/git/commits/${sha}`,
+          comment_count: 0,
+          verification: { verified: false, reason: 'unsigned', signature: null, payload: null },
+        },
+        url: `${api}/commits/${sha}`,
+        html_url: `${web}/commit/${sha}`,
+        comments_url: `${api}/commits/${sha}/comments`,
+        author: bot,
+        committer: bot,
+        parents: [],
+      },
+      branches: [{ name: branch, commit: { sha, url: `${api}/commits/${sha}` }, protected: false }],
+      created_at: status.at,
+      updated_at: status.at,
+      repository: {
+        ...this.#repositoryJson(repo),
+        web_commit_signoff_required: false,
+        custom_properties: {},
+      },
+      sender,
+    };
+  }
+
   /** Declares a branch as pushed. */
   addBranch(owner: string, name: string, branch: string): void {
     this.#repo(owner, name).branches.add(branch);

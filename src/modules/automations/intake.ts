@@ -5,8 +5,10 @@
 import type { AutomationCodeHost } from '../../contract/index.ts';
 import type { Database, Queryable } from '../../db/database.ts';
 import { exceedsJsonDepth } from '../../util/json-depth.ts';
+import { requestCiPoll } from '../jobs/index.ts';
 import { readProjectSecret } from '../projects/index.ts';
 import { automationErrors } from './errors.ts';
+import { readHostCiEvent } from './hosts/ci-event.ts';
 import type { CodeChangeEvent, ReadDelivery } from './hosts/code-change-event.ts';
 import { readGitea, verifyGitea } from './hosts/gitea.ts';
 import { readGitHub, verifyGitHub } from './hosts/github.ts';
@@ -128,6 +130,8 @@ function exceedsDepth(value: unknown): boolean {
 export interface InboundOutcome {
   runs: string[];
   ignored: string | null;
+  /** A CI event: the commit and the jobs whose CI watch polls now (docs/ci-follow-up.md). */
+  ci?: { sha: string | null; jobs: string[] };
 }
 
 /** The project's secret for code-host webhooks, or null when it has none (or the project is unknown). */
@@ -202,6 +206,18 @@ export async function receiveCodeHostWebhook(
     return { runs: [], ignored: 'the body is not JSON: set the webhook content type to application/json' };
   }
   const now = input.now ?? new Date();
+  // CI results (check runs, statuses, pipelines): the CI watch of the commit polls now. Not
+  // recorded as a delivery: a redelivery only asks for one more early poll.
+  const ci = readHostCiEvent(input.host, headers, payload);
+  if (ci !== null) {
+    if (ci.ignored !== null) return { runs: [], ignored: ci.ignored, ci: { sha: ci.sha, jobs: [] } };
+    const jobs = await requestCiPoll(db, input.projectId, ci.sha);
+    return {
+      runs: [],
+      ignored: jobs.length > 0 ? null : 'no CI watch of this project is watching this commit',
+      ci: { sha: ci.sha, jobs },
+    };
+  }
   // Comments on pull requests: the review_comment trigger's (review-comment.ts).
   const comment = readHostComment(input.host, headers, payload);
   if (comment !== null) {

@@ -218,7 +218,7 @@ export function registerAutomationRoutes(app: App, context: AppContext): void {
             tags,
             security: [],
             summary: `Receive ${host} webhooks for code_change automations`,
-            description: `Point a ${host} webhook (content type application/json) here with the project's codeHostWebhookSecret. Read: ${HOST_HEADERS[host]}. Merged pull requests and pushes queue runs of the matching automations; other events, and redeliveries, answer 200 and queue nothing. A missing or wrong signature answers 401 and queues nothing.`,
+            description: `Point a ${host} webhook (content type application/json) here with the project's codeHostWebhookSecret. Read: ${HOST_HEADERS[host]}. Merged pull requests and pushes queue runs of the matching automations; CI events (check runs, check suites, statuses, pipelines) make the CI watch of their commit poll now (ci in the answer); other events, and redeliveries, answer 200 and queue nothing. A missing or wrong signature answers 401 and queues nothing.`,
             params: InboundHookParamsSchema,
             response: { 200: InboundHookAnswerSchema, 202: InboundHookAnswerSchema, ...errorResponses() },
           },
@@ -233,9 +233,13 @@ export function registerAutomationRoutes(app: App, context: AppContext): void {
             headers: request.headers,
             rawBody: typeof request.body === 'string' ? request.body : '',
           });
-          return reply
-            .code(outcome.runs.length > 0 ? 202 : 200)
-            .send({ received: true, runs: outcome.runs, ignored: outcome.ignored });
+          const accepted = outcome.runs.length > 0 || (outcome.ci?.jobs.length ?? 0) > 0;
+          return reply.code(accepted ? 202 : 200).send({
+            received: true,
+            runs: outcome.runs,
+            ignored: outcome.ignored,
+            ...(outcome.ci ? { ci: outcome.ci } : {}),
+          });
         },
       );
     }

@@ -3,7 +3,7 @@
 // registered by src/http/app.ts.
 
 export { getJobChecks, type JobChecksView } from './checks/service.ts';
-export { getJobCi, type JobCiView } from './ci/service.ts';
+export { getJobCi, type JobCiView, requestCiPoll } from './ci/service.ts';
 export {
   type CiReading,
   CiWatcher,

@@ -63,6 +63,24 @@ export async function notifyWatchStarted(db: Queryable, jobId: string): Promise<
   await db.query("SELECT pg_notify('docwright_ci', $1)", [jobId]);
 }
 
+/**
+ * A code host's CI webhook named this commit: the project's watches of it fall due now (one
+ * that is due already stays due). Returns the jobs whose watches were touched.
+ */
+export async function updateWatchesDueForCommit(
+  db: Queryable,
+  projectId: string,
+  headSha: string,
+): Promise<string[]> {
+  const rows = await db.query<{ job_id: string }>(
+    `UPDATE ci_watches SET next_poll_at = least(next_poll_at, now()), updated_at = now()
+      WHERE project_id = $1 AND head_sha = $2 AND state = 'watching'
+      RETURNING job_id`,
+    [projectId, headSha],
+  );
+  return rows.map((r) => r.job_id).sort();
+}
+
 /** Takes up to `limit` watches due at `now` that no live lease holds. */
 export async function claimDueWatches(
   db: Queryable,

@@ -3,7 +3,7 @@
 // .../job/{id}/ci. The watcher (watcher.ts) does the polling.
 import type { Static } from 'typebox';
 import type { JobCiSchema } from '../../../contract/index.ts';
-import type { Queryable } from '../../../db/database.ts';
+import type { Database, Queryable } from '../../../db/database.ts';
 import { findProject, getProject, type ProjectSettings } from '../../projects/index.ts';
 import { insertEvent } from '../queries.ts';
 import { getJob } from '../service.ts';
@@ -13,6 +13,7 @@ import {
   notifyWatchStarted,
   selectLastPullRequestEvent,
   selectWatch,
+  updateWatchesDueForCommit,
   upsertWatch,
 } from './queries.ts';
 
@@ -96,4 +97,18 @@ export async function getJobCi(db: Queryable, projectId: string, jobId: string):
     );
   }
   return toJobCiView(row);
+}
+
+/**
+ * A code host's CI webhook (check run, check suite, status, pipeline) told of a commit: the
+ * project's watches of that commit are polled now instead of at their next time, and the CI
+ * watchers are woken. The webhook's own state is not used: the poll reads the host, as always.
+ * Returns the jobs whose watch is polled early (empty when none watches the commit).
+ */
+export async function requestCiPoll(db: Database, projectId: string, headSha: string): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    const jobs = await updateWatchesDueForCommit(tx, projectId, headSha);
+    if (jobs.length > 0) await notifyWatchStarted(tx, jobs[0]!);
+    return jobs;
+  });
 }

@@ -319,29 +319,67 @@ export async function markRunStarted(
 
 export async function markRunSkipped(db: Queryable, id: string, reason: string): Promise<void> {
   await db.query(
-    `UPDATE automation_runs SET status = 'skipped', skip_reason = $2, lease_expires_at = NULL WHERE id = $1`,
+    `UPDATE automation_runs
+        SET status = 'skipped', skip_reason = $2, started_at = NULL, followed_up = false, lease_expires_at = NULL
+      WHERE id = $1`,
     [id, reason],
   );
 }
 
 /** Puts a claimed run back, due at `dueAt` (the job it follows up is still running, a rate limit). */
 export async function deferRun(db: Queryable, id: string, dueAt: Date): Promise<void> {
-  await db.query('UPDATE automation_runs SET due_at = $2, lease_expires_at = NULL WHERE id = $1', [
+  await db.query(
+    `UPDATE automation_runs SET due_at = $2, started_at = NULL, followed_up = false, lease_expires_at = NULL
+      WHERE id = $1`,
+    [id, dueAt],
+  );
+}
+
+/**
+ * Reserves the run's start in the transaction that checked the caps: a queued run with a
+ * started_at is about to start its job (a new one unless followedUp), and counts against the
+ * daily cap and the open pull requests of the other runs' decisions until it is started,
+ * skipped or deferred.
+ */
+export async function reserveRunStart(
+  db: Queryable,
+  id: string,
+  now: Date,
+  followedUp: boolean,
+): Promise<void> {
+  await db.query('UPDATE automation_runs SET started_at = $2, followed_up = $3 WHERE id = $1', [
     id,
-    dueAt,
+    now,
+    followedUp,
   ]);
 }
 
-/** Runs of the automation that started a job since `since` (the daily cap). */
+/** Runs of the automation, other than `exceptRunId`, that started (or are starting) a job since `since`: the daily cap. */
 export async function countRunsStartedSince(
   db: Queryable,
   automationId: string,
   since: Date,
+  exceptRunId: string,
 ): Promise<number> {
   const rows = await db.query<{ count: number }>(
     `SELECT count(*)::int AS count FROM automation_runs
-      WHERE automation_id = $1 AND status = 'started' AND started_at >= $2`,
-    [automationId, since],
+      WHERE automation_id = $1 AND status IN ('started', 'queued') AND started_at >= $2 AND id <> $3`,
+    [automationId, since, exceptRunId],
+  );
+  return rows[0]!.count;
+}
+
+/** Other runs of the automation reserved to create a new job that they have not created yet. */
+export async function countRunsStartingNewJobs(
+  db: Queryable,
+  automationId: string,
+  exceptRunId: string,
+): Promise<number> {
+  const rows = await db.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM automation_runs
+      WHERE automation_id = $1 AND status = 'queued' AND started_at IS NOT NULL AND NOT followed_up
+        AND id <> $2`,
+    [automationId, exceptRunId],
   );
   return rows[0]!.count;
 }

@@ -88,14 +88,15 @@ export function toRunView(row: RunRow): AutomationRunView {
     trigger: row.trigger_type,
     status: row.status,
     jobId: row.job_id,
-    followedUp: row.followed_up,
+    // A queued run's started_at and followed_up are the worker's reservation, not yet a start.
+    followedUp: row.status === 'started' && row.followed_up,
     skipReason: row.skip_reason,
     sources: row.context.events
       .map((event) => event.url)
       .filter((url): url is string => typeof url === 'string'),
     dueAt: row.due_at.toISOString(),
     createdAt: row.created_at.toISOString(),
-    startedAt: row.started_at?.toISOString() ?? null,
+    startedAt: row.status === 'started' ? (row.started_at?.toISOString() ?? null) : null,
   };
 }
 

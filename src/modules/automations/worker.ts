@@ -22,10 +22,12 @@ import { runPrompt } from './prompt.ts';
 import {
   claimDueRuns,
   countRunsStartedSince,
+  countRunsStartingNewJobs,
   deferRun,
   markRunSkipped,
   markRunStarted,
   type RunRow,
+  reserveRunStart,
   selectAutomationForUpdate,
   selectClaimedRunForUpdate,
   selectDueSchedules,
@@ -214,7 +216,10 @@ export class AutomationWorker {
       }
       const codeSource = kept?.codeSource ?? null;
       const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-      const startedToday = await countRunsStartedSince(tx, automation.id, dayStart);
+      // The automation's row is locked, and a run that passes reserves its start (started_at)
+      // before this transaction ends: another worker deciding a run of the same automation waits
+      // for the lock, then counts this one, though its job is created after the commit.
+      const startedToday = await countRunsStartedSince(tx, automation.id, dayStart, run.id);
       if (startedToday >= automation.limits.dailyRunCap) {
         return skip(
           `daily run cap reached: ${startedToday} runs started today (UTC), cap ${automation.limits.dailyRunCap}`,
@@ -227,6 +232,7 @@ export class AutomationWorker {
           await deferRun(tx, run.id, new Date(now.getTime() + WAIT_FOR_ACTIVE_JOB_MS));
           return { kind: 'deferred' as const, reason: review.reason };
         }
+        await reserveRunStart(tx, run.id, now, true);
         return {
           kind: 'review' as const,
           jobId: review.job.id,
@@ -237,6 +243,7 @@ export class AutomationWorker {
         };
       }
       const open = await selectOpenJobs(tx, automation.id);
+      const starting = await countRunsStartingNewJobs(tx, automation.id, run.id);
       const prompt = runPrompt(
         automation,
         kept === null ? current : { ...current, context: { events: kept.events } },
@@ -248,6 +255,7 @@ export class AutomationWorker {
           await deferRun(tx, run.id, new Date(now.getTime() + WAIT_FOR_ACTIVE_JOB_MS));
           return { kind: 'deferred' as const, reason: `its open job ${latest.id} is still running` };
         }
+        await reserveRunStart(tx, run.id, now, true);
         return {
           kind: 'follow-up' as const,
           jobId: latest.id,
@@ -256,11 +264,18 @@ export class AutomationWorker {
           codeSource,
         };
       }
-      if (open.length >= automation.limits.maxOpenPullRequests) {
+      if (automation.limits.grouping && starting > 0) {
+        // Another run is creating the job this one should follow up: wait for it.
+        await deferRun(tx, run.id, new Date(now.getTime() + WAIT_FOR_ACTIVE_JOB_MS));
+        return { kind: 'deferred' as const, reason: 'another run of the automation is starting its job' };
+      }
+      if (open.length + starting >= automation.limits.maxOpenPullRequests) {
+        const starts = starting > 0 ? ` and ${starting} being started` : '';
         return skip(
-          `${open.length} open pull requests or running jobs (max ${automation.limits.maxOpenPullRequests}): ${open.map((j) => j.id).join(', ')}`,
+          `${open.length} open pull requests or running jobs${starts} (max ${automation.limits.maxOpenPullRequests}): ${open.map((j) => j.id).join(', ')}`,
         );
       }
+      await reserveRunStart(tx, run.id, now, false);
       return { kind: 'create' as const, prompt, projectId: automation.project_id, codeSource };
     });
     if (decision === null) return;

@@ -1,7 +1,10 @@
 // Docs checks on a generated 10,000-page Mintlify site (docs.json naming every page; each page
 // with front matter, headings, links with anchors to its neighbours and an image), against
 // reading the same files in the same run:
-// - full: every page read, parsed (on worker threads) and checked, base and branch alike;
+// - full: every page read, parsed (on worker threads) and checked, base and branch alike, in a
+//   process that has parsed none of these pages (the facts cache cleared first);
+// - full repeat: the same on a fresh snapshot in a process that parsed these blobs before (the
+//   process-wide facts cache keyed by blob id): reading, hashing and the rules;
 // - incremental: after a job changed a few files (three pages edited, one created and added to
 //   docs.json, one deleted), on the snapshot the full run left: only changed pages and the
 //   pages naming them are parsed; the rest of the base's link graph is reused;
@@ -16,6 +19,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   checkSnapshots,
+  clearFactsCache,
   DocsSnapshot,
   directorySource,
   listDirectory,
@@ -130,12 +134,14 @@ try {
 
   const reads: number[] = [];
   const fulls: number[] = [];
+  const repeats: number[] = [];
   const incrementals: number[] = [];
   const firstJobs: number[] = [];
   let introduced = 0;
   for (let run = 0; run < RUNS; run++) {
     reads.push(await timed(() => Promise.all(files.map((f) => readFile(join(root, f), 'utf8')))));
     let base: DocsSnapshot | null = null;
+    clearFactsCache();
     fulls.push(
       await timed(async () => {
         base = await DocsSnapshot.build(source);
@@ -149,6 +155,13 @@ try {
         introduced = result.introduced.length;
       }),
     );
+    repeats.push(
+      await timed(async () => {
+        const again = await DocsSnapshot.build(source);
+        await checkSnapshots(again, again, { changed: [], full: true });
+      }),
+    );
+    clearFactsCache();
     firstJobs.push(
       await timed(async () => {
         const fresh = await DocsSnapshot.build(source);
@@ -162,6 +175,7 @@ try {
     `profile: introduced problems found by the incremental run: ${introduced} (expected 4: the dead link, and three links to the deleted page)`,
   );
   console.log(figureLine('docs_checks_full_p50', percentile(fulls, 50), 'ms', read));
+  console.log(figureLine('docs_checks_full_repeat_p50', percentile(repeats, 50), 'ms', read));
   console.log(figureLine('docs_checks_incremental_p50', percentile(incrementals, 50), 'ms', read));
   console.log(figureLine('docs_checks_first_job_p50', percentile(firstJobs, 50), 'ms', read));
 } finally {

@@ -53,8 +53,13 @@ interface Node {
   position?: { start: { line: number } };
 }
 
+/** Whether the page at `path` is read as MDX, on a site that reads .md as MDX (`mdx`) or not. */
+export function parsesAsMdx(path: string, mdx: boolean): boolean {
+  return mdx || path.endsWith('.mdx');
+}
+
 export function pageFacts(path: string, text: string, options: { mdx: boolean }): PageFacts {
-  const asMdx = options.mdx || path.endsWith('.mdx');
+  const asMdx = parsesAsMdx(path, options.mdx);
   // The parser's time grows with the square of the nesting: a page nested this deep is refused
   // rather than allowed to hold the check up for seconds.
   if (TOO_DEEP.test(text)) {

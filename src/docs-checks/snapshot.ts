@@ -4,9 +4,10 @@
 // facts of every file that did not change, so a check after a small change reads and parses only
 // the changed pages and those that mention them (the base's link graph is kept). A source that
 // can search (git grep at the base commit) spares reading every page to find those.
+import { cachedFacts, rememberFacts } from './facts-cache.ts';
 import { type DocsFramework, detectFramework, type FrameworkInfo, forcedFramework } from './frameworks.ts';
 import { type Navigation, navigationFiles, readNavigation } from './navigation.ts';
-import { isPage, type PageFacts, pageFacts } from './page-facts.ts';
+import { isPage, type PageFacts, pageFacts, parsesAsMdx } from './page-facts.ts';
 import { parsePages } from './parse-pool.ts';
 
 export interface DocsSource {
@@ -158,21 +159,34 @@ export class DocsSnapshot {
     if (text === null) return null;
     const cached = this.#cached(path, text);
     if (cached) return cached;
-    const facts = pageFacts(path, text, { mdx: this.#mdx });
+    const known = cachedFacts(text, parsesAsMdx(path, this.#mdx));
+    const facts = known.facts ?? pageFacts(path, text, { mdx: this.#mdx });
+    if (!known.facts) rememberFacts(known.key, facts);
     this.#remember(path, text, facts);
     return facts;
   }
 
-  /** Reads and parses every page not parsed yet, on worker threads when there are many. */
+  /**
+   * Reads and parses every page not parsed yet (by this snapshot's family, or as the same blob by
+   * any run of the process), on worker threads when there are many.
+   */
   async parseAll(): Promise<void> {
     const pages = this.pages();
     await this.load(pages);
     const pending: { path: string; text: string }[] = [];
+    const keys = new Map<string, string>();
     for (const path of pages) {
       const text = this.#texts.get(path);
-      if (typeof text === 'string' && !this.#cached(path, text)) pending.push({ path, text });
+      if (typeof text !== 'string' || this.#cached(path, text)) continue;
+      const known = cachedFacts(text, parsesAsMdx(path, this.#mdx));
+      if (known.facts) this.#remember(path, text, known.facts);
+      else {
+        pending.push({ path, text });
+        keys.set(path, known.key);
+      }
     }
     for (const [path, facts] of await parsePages(pending, this.#mdx)) {
+      rememberFacts(keys.get(path)!, facts);
       this.#remember(path, this.#texts.get(path)!, facts);
     }
   }

@@ -122,8 +122,30 @@ function isPageLike(path: string): boolean {
   return isPage(path) || path.endsWith('.html');
 }
 
+/**
+ * resolvePath's answers per snapshot (whose files never change), by the linking page's folder
+ * and the path as written: a full run asks the same of many pages, and of base and branch alike.
+ */
+const resolvedPaths = new WeakMap<DocsSnapshot, Map<string, string | null>>();
+
 /** The repository path a link or file reference means, or null when nothing there exists. */
 export function resolvePath(snapshot: DocsSnapshot, from: string, rawPath: string): string | null {
+  let answers = resolvedPaths.get(snapshot);
+  if (!answers) {
+    answers = new Map();
+    resolvedPaths.set(snapshot, answers);
+  }
+  const folder = rawPath.startsWith('/') ? '' : posix.dirname(from);
+  const key = `${folder}\0${rawPath}`;
+  let answer = answers.get(key);
+  if (answer === undefined) {
+    answer = resolveUncached(snapshot, from, rawPath);
+    answers.set(key, answer);
+  }
+  return answer;
+}
+
+function resolveUncached(snapshot: DocsSnapshot, from: string, rawPath: string): string | null {
   const path = decode(rawPath);
   const bases = path.startsWith('/') ? snapshot.info.absoluteRoots : [posix.dirname(from)];
   for (const base of bases) {

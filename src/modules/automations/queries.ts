@@ -461,3 +461,54 @@ export async function selectEventKeyRun(
 export async function deleteRunRow(db: Queryable, id: string): Promise<void> {
   await db.query('DELETE FROM automation_runs WHERE id = $1', [id]);
 }
+
+/**
+ * A code host's delivery in one statement (no transaction around it, one commit): records the
+ * delivery id, then for each watching automation records the event key and queues its run, and
+ * wakes the workers once per run (delivered at commit). A delivery id seen before queues nothing;
+ * a key seen before (the same merge under another delivery id) queues nothing for that
+ * automation: a concurrent delivery of the same key waits for the other's commit, then finds the
+ * key taken. The runs share one context (the event). `runIds` are fresh ids, one per automation.
+ * Returns whether the delivery id was new (true when there is none) and the runs queued, in the
+ * order of `automationIds`.
+ */
+export async function insertDeliveryRuns(
+  db: Queryable,
+  d: {
+    projectId: string;
+    host: string;
+    deliveryId: string | null;
+    automationIds: string[];
+    keys: string[];
+    runIds: string[];
+    context: string;
+    dueAt: Date;
+  },
+): Promise<{ fresh: boolean; runs: string[] }> {
+  const rows = await db.query<{ fresh: boolean; runs: string[] }>(
+    `WITH delivery AS (
+       INSERT INTO automation_inbound_deliveries (project_id, host, delivery_id)
+       SELECT $1, $2, $3::text WHERE $3::text IS NOT NULL
+       ON CONFLICT DO NOTHING RETURNING 1
+     ), fresh AS (
+       SELECT $3::text IS NULL OR EXISTS (SELECT 1 FROM delivery) AS ok
+     ), wanted AS (
+       SELECT w.automation_id, w.key, w.run_id, w.ord
+         FROM unnest($4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS w (automation_id, key, run_id, ord)
+        WHERE (SELECT ok FROM fresh)
+     ), keyed AS (
+       INSERT INTO automation_event_keys (automation_id, key, run_id)
+       SELECT automation_id, key, run_id FROM wanted
+       ON CONFLICT DO NOTHING RETURNING automation_id, run_id
+     ), queued AS (
+       INSERT INTO automation_runs (id, automation_id, project_id, trigger_type, status, context, due_at)
+       SELECT run_id, automation_id, $1, 'code_change', 'queued', $7::jsonb, $8 FROM keyed
+       RETURNING id
+     )
+     SELECT (SELECT ok FROM fresh) AS fresh,
+            ARRAY(SELECT w.run_id FROM wanted w JOIN queued q ON q.id = w.run_id ORDER BY w.ord) AS runs,
+            (SELECT count(pg_notify('docwright_automations', id)) FROM queued) AS notified`,
+    [d.projectId, d.host, d.deliveryId, d.automationIds, d.keys, d.runIds, d.context, d.dueAt],
+  );
+  return { fresh: rows[0]!.fresh, runs: rows[0]!.runs };
+}

@@ -327,6 +327,41 @@ await forEachBackend('automations', ({ db }) => {
       assert.equal(runs[0]!.jobId, null);
     });
 
+    test('concurrent redeliveries and retellings of one merge queue one run per automation', async () => {
+      // Intake records a delivery in one statement without a transaction (intake.ts): twelve
+      // deliveries of one merge at once, half the same delivery id and half new ids, must still
+      // give each watching automation exactly one run, and every answer must be 2xx.
+      const first = (await codeChange({}, { maxOpenPullRequests: 100 })).json();
+      const second = (await codeChange({}, { maxOpenPullRequests: 100 })).json();
+      const payload = github.mergeNewPull('acme', 'engine', {
+        title: 'Burst\u0000 of deliveries',
+        body: 'nul\u0000 inside',
+        head: 'feature/burst',
+        mergeCommitSha: sha(),
+      });
+      const delivery = await githubDelivery(HOOK_SECRET, 'pull_request', payload);
+      const retellings = await Promise.all(
+        Array.from({ length: 6 }, () => githubDelivery(HOOK_SECRET, 'pull_request', payload)),
+      );
+      const answers = await Promise.all(
+        [...Array.from({ length: 6 }, () => delivery), ...retellings].map((d) => hook('github', d)),
+      );
+      for (const answer of answers) assert.ok([200, 202].includes(answer.statusCode), answer.body);
+      const answered = answers.flatMap((answer) => answer.json().runs as string[]);
+      const [firstRuns, secondRuns] = [await runsOf(first.id), await runsOf(second.id)];
+      assert.equal(firstRuns.length, 1, 'one run for the first automation');
+      assert.equal(secondRuns.length, 1, 'one run for the second automation');
+      for (const run of [firstRuns[0]!, secondRuns[0]!]) assert.ok(answered.includes(run.id));
+      const stored = await db().query<{ context: { events: { title: string; body: string }[] } }>(
+        'SELECT context FROM automation_runs WHERE id = $1',
+        [firstRuns[0]!.id],
+      );
+      assert.equal(stored[0]!.context.events[0]!.title, 'Burst of deliveries', 'NULs are dropped');
+      assert.equal(stored[0]!.context.events[0]!.body, 'nul inside');
+      await admin('DELETE', `/${first.id}`);
+      await admin('DELETE', `/${second.id}`);
+    });
+
     test('unknown events and unwatched changes answer 200 and queue nothing', async () => {
       const ping = await hook(
         'github',

@@ -283,7 +283,42 @@ export async function receiveCodeHostWebhook(
     context: JSON.stringify({ events: [event] }, withoutNulChars),
     dueAt: now,
   });
-  return queued.fresh ? outcome(queued.runs) : redelivery;
+  if (!queued.fresh) return redelivery;
+  if (queued.runs.length > 0) wakeWorkers(db, queued.runs[0]!);
+  return outcome(queued.runs);
+}
+
+/**
+ * NOTIFY after the commit, coalesced: while one is on its way, the deliveries committed meanwhile
+ * share one more, sent when it returns (their runs are committed before it is sent, so a worker
+ * woken by it sees them). Not awaited: the runs are already durable, and a lost NOTIFY only
+ * leaves them to the workers' poll.
+ */
+const wakes = new WeakMap<Database, { sending: boolean; again: boolean }>();
+
+function wakeWorkers(db: Database, runId: string): void {
+  let state = wakes.get(db);
+  if (state === undefined) {
+    state = { sending: false, again: false };
+    wakes.set(db, state);
+  }
+  if (state.sending) {
+    state.again = true;
+    return;
+  }
+  const wake = state;
+  wake.sending = true;
+  const send = (id: string): void => {
+    notifyRunQueued(db, id)
+      .catch(() => {})
+      .finally(() => {
+        if (wake.again) {
+          wake.again = false;
+          send(id);
+        } else wake.sending = false;
+      });
+  };
+  send(runId);
 }
 
 /** Whether a code_change automation's trigger matches the event (repository, branch, kind, filters). */

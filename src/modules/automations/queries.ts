@@ -254,7 +254,7 @@ export async function appendRunEvent(
   );
 }
 
-/** Wakes the automation workers (delivered at commit). */
+/** Wakes the automation workers (delivered at commit; on its own, at once and without a WAL flush). */
 export async function notifyRunQueued(db: Queryable, runId: string): Promise<void> {
   await db.query("SELECT pg_notify('docwright_automations', $1)", [runId]);
 }
@@ -464,8 +464,10 @@ export async function deleteRunRow(db: Queryable, id: string): Promise<void> {
 
 /**
  * A code host's delivery in one statement (no transaction around it, one commit): records the
- * delivery id, then for each watching automation records the event key and queues its run, and
- * wakes the workers once per run (delivered at commit). A delivery id seen before queues nothing;
+ * delivery id, then for each watching automation records the event key and queues its run. It
+ * sends no NOTIFY: a transaction that notifies holds a cluster-wide lock through its commit's WAL
+ * flush, so notifying commits flush one at a time (the caller wakes the workers after the commit,
+ * notifyRunQueued). A delivery id seen before queues nothing;
  * a key seen before (the same merge under another delivery id) queues nothing for that
  * automation: a concurrent delivery of the same key waits for the other's commit, then finds the
  * key taken. The runs share one context (the event). `runIds` are fresh ids, one per automation.
@@ -506,8 +508,7 @@ export async function insertDeliveryRuns(
        RETURNING id
      )
      SELECT (SELECT ok FROM fresh) AS fresh,
-            ARRAY(SELECT w.run_id FROM wanted w JOIN queued q ON q.id = w.run_id ORDER BY w.ord) AS runs,
-            (SELECT count(pg_notify('docwright_automations', id)) FROM queued) AS notified`,
+            ARRAY(SELECT w.run_id FROM wanted w JOIN queued q ON q.id = w.run_id ORDER BY w.ord) AS runs`,
     [d.projectId, d.host, d.deliveryId, d.automationIds, d.keys, d.runIds, d.context, d.dueAt],
   );
   return { fresh: rows[0]!.fresh, runs: rows[0]!.runs };

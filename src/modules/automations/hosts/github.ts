@@ -18,11 +18,24 @@ const header = (headers: Headers, name: string): string | null => {
   return typeof value === 'string' ? value : null;
 };
 
+/** One verifier per secret: making one builds an event handler, which a burst need not pay each time. */
+const verifiers = new Map<string, Webhooks>();
+
+function verifierOf(secret: string): Webhooks {
+  let verifier = verifiers.get(secret);
+  if (verifier === undefined) {
+    if (verifiers.size >= 1_000) verifiers.clear();
+    verifier = new Webhooks({ secret });
+    verifiers.set(secret, verifier);
+  }
+  return verifier;
+}
+
 export async function verifyGitHub(secret: string, rawBody: string, headers: Headers): Promise<boolean> {
   const signature = header(headers, 'x-hub-signature-256');
   if (signature === null) return false;
   try {
-    return await new Webhooks({ secret }).verify(rawBody, signature);
+    return await verifierOf(secret).verify(rawBody, signature);
   } catch {
     return false; // a malformed signature header
   }

@@ -4,16 +4,11 @@
 // used, since the poll reads the host itself. A state that is not final yet (queued, running,
 // pending) asks for nothing: the watch waits for the end anyway.
 import type { AutomationCodeHost } from '../../../contract/index.ts';
-
-type Headers = Record<string, string | string[] | undefined>;
+import { type Headers, header } from './headers.ts';
 
 /** A CI event: the commit it is about, or why it asks for nothing. Null: not a CI event. */
 export type HostCiEvent = { sha: string; ignored: null } | { sha: string | null; ignored: string };
 
-const header = (headers: Headers, name: string): string | null => {
-  const value = headers[name];
-  return typeof value === 'string' ? value : null;
-};
 const field = (value: unknown, ...path: string[]): unknown => {
   let at = value;
   for (const key of path)

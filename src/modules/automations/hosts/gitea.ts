@@ -10,12 +10,7 @@ import {
   type ReadDelivery,
   urlOrNull,
 } from './code-change-event.ts';
-
-type Headers = Record<string, string | string[] | undefined>;
-const header = (headers: Headers, name: string): string | null => {
-  const value = headers[name];
-  return typeof value === 'string' ? value : null;
-};
+import { type Headers, header } from './headers.ts';
 
 export function verifyGitea(secret: string, rawBody: string, headers: Headers): boolean {
   const signature = header(headers, 'x-gitea-signature') ?? header(headers, 'x-forgejo-signature');

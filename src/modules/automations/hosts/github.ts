@@ -11,12 +11,7 @@ import {
   type ReadDelivery,
   urlOrNull,
 } from './code-change-event.ts';
-
-type Headers = Record<string, string | string[] | undefined>;
-const header = (headers: Headers, name: string): string | null => {
-  const value = headers[name];
-  return typeof value === 'string' ? value : null;
-};
+import { type Headers, header } from './headers.ts';
 
 /** One verifier per secret: making one builds an event handler, which a burst need not pay each time. */
 const verifiers = new Map<string, Webhooks>();

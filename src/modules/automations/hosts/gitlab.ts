@@ -10,12 +10,8 @@ import {
   type ReadDelivery,
   urlOrNull,
 } from './code-change-event.ts';
+import { type Headers, header } from './headers.ts';
 
-type Headers = Record<string, string | string[] | undefined>;
-const header = (headers: Headers, name: string): string | null => {
-  const value = headers[name];
-  return typeof value === 'string' ? value : null;
-};
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 export function verifyGitLab(secret: string, headers: Headers): boolean {

@@ -4,13 +4,8 @@
 // comment (action reviewed, review.content); X-Gitea-Event-Type names them more finely
 // (pull_request_comment, pull_request_review_comment), and either is read. Gitea's payloads
 // carry neither a comment's file nor its lines, nor a review's id.
+import { type Headers, header } from './headers.ts';
 import { capText, type ReadReviewComment, skipComment } from './review-comment-event.ts';
-
-type Headers = Record<string, string | string[] | undefined>;
-const header = (headers: Headers, name: string): string | null => {
-  const value = headers[name];
-  return typeof value === 'string' ? value : null;
-};
 
 // biome-ignore lint/suspicious/noExplicitAny: gitea-js has no webhook payload types; every field read is converted with String() or checked
 type Json = Record<string, any>;

@@ -4,6 +4,7 @@
 // a body) and issue_comment (created, on an issue that is a pull request: the conversation).
 // Payload types are @octokit/webhooks'.
 import type { EmitterWebhookEvent } from '@octokit/webhooks';
+import { type Headers, header } from './headers.ts';
 import {
   capHunk,
   capText,
@@ -11,12 +12,6 @@ import {
   type ReadReviewComment,
   skipComment,
 } from './review-comment-event.ts';
-
-type Headers = Record<string, string | string[] | undefined>;
-const header = (headers: Headers, name: string): string | null => {
-  const value = headers[name];
-  return typeof value === 'string' ? value : null;
-};
 
 export const GITHUB_COMMENT_EVENTS = ['pull_request_review_comment', 'pull_request_review', 'issue_comment'];
 

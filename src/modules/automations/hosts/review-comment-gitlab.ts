@@ -2,13 +2,8 @@
 // Hook with object_kind note and noteable_type MergeRequest. A note on the diff (a DiffNote)
 // carries position: the file (new_path, or old_path for a removed line) and the line, or
 // line_range for several lines; discussion_id names its thread.
+import { type Headers, header } from './headers.ts';
 import { capText, positiveLine, type ReadReviewComment, skipComment } from './review-comment-event.ts';
-
-type Headers = Record<string, string | string[] | undefined>;
-const header = (headers: Headers, name: string): string | null => {
-  const value = headers[name];
-  return typeof value === 'string' ? value : null;
-};
 
 // biome-ignore lint/suspicious/noExplicitAny: GitLab publishes no payload types; every field read is converted with String() or checked
 type Json = Record<string, any>;

@@ -10,7 +10,7 @@ import {
   type Span,
   splitRange,
 } from '../../src/modules/analytics/store/range-split.ts';
-import { addMonths, floorToMonth } from '../../src/modules/analytics/store/time-buckets.ts';
+import { addMonths, floorToMonth } from '../../src/modules/analytics/time-buckets.ts';
 
 const HOUR = 3600;
 const DAY = 86_400;

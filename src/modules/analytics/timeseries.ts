@@ -17,16 +17,13 @@ import { analyticsErrors } from './errors.ts';
 import { resolveHourRange } from './export-range.ts';
 import type { HourRange } from './store/index.ts';
 import {
-  ceilToDay,
-  DAY_SECONDS,
   type FormatBucketRow,
-  floorToDay,
-  HOUR_SECONDS,
   readExtent,
   readFormatSeries,
   readSeries,
   type TrafficBucketRow,
 } from './store/index.ts';
+import { ceilToDay, DAY_SECONDS, floorToDay, HOUR_SECONDS } from './time-buckets.ts';
 
 type ClassCounts = { human: number; ai: number; bot: number };
 type FormatSplit = NonNullable<TimeseriesReport['formats']>;

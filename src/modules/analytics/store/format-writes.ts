@@ -2,6 +2,7 @@
 // transaction (the staged-views merge, a log import chunk), each table's keys sorted (the
 // rollups' lock-order rule).
 import type { Queryable } from '../../../db/database.ts';
+import { floorToDay } from '../time-buckets.ts';
 import {
   type FormatBatch,
   type McpCallBatch,
@@ -12,7 +13,6 @@ import {
 } from './format-queries.ts';
 import type { FormatCount, FormatSums, McpCallCount } from './format-sums.ts';
 import { inChunks } from './level-writes.ts';
-import { floorToDay } from './time-buckets.ts';
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 

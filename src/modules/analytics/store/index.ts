@@ -14,8 +14,6 @@
 //   read a series readSeries, readExtent, readFormatSeries (with the views per format)
 //   formats       FormatSums (a batch's non-html views and MCP calls, carried by ViewSums),
 //                 recordFormatsIn (log import), readMcpCallPage
-//
-// The bucket grid (whole UTC hours, days, months) is exported too: reports align ranges to it.
 export type { AgentFormatRow } from './format-queries.ts';
 export {
   type FormatBucketRow,
@@ -44,7 +42,6 @@ export {
 export type { TrafficBucketRow } from './report-queries.ts';
 export { type PageViewCount, recordPageViews, recordPageViewsIn } from './rollups.ts';
 export { mergeStagedViews, stageSums } from './staged-views.ts';
-export { ceilToDay, DAY_SECONDS, floorToDay, HOUR_SECONDS } from './time-buckets.ts';
 export { ViewSums } from './view-sums.ts';
 export { VisitorHasher, VisitorSalts } from './visitor-ids.ts';
 export { CommittedVisitors } from './visitor-memo.ts';

@@ -2,8 +2,9 @@
 // daily human/AI totals, site-wide hourly and daily traffic, hourly and daily views per AI agent,
 // and per-path monthly totals for the months that are sealed. Pure logic; each level's keys come
 // out sorted (see rollups.ts on lock order).
+
+import { floorToDay, floorToMonth } from '../time-buckets.ts';
 import type { KeyedCount } from './keyed-count.ts';
-import { floorToDay, floorToMonth } from './time-buckets.ts';
 
 export interface PathLevelRow {
   projectId: string;

@@ -8,6 +8,7 @@
 // build commits updates them itself. The lock rules out the third case, a writer that read its
 // targets before the build committed and commits after its snapshot: its views would be missed.
 import type { Queryable } from '../../../db/database.ts';
+import { HOUR_SECONDS } from '../time-buckets.ts';
 import type { KeyedCount } from './keyed-count.ts';
 import { inChunks, writeSealedMonths } from './level-writes.ts';
 import { sealedMonthRowsOf } from './levels.ts';
@@ -19,7 +20,6 @@ import {
   type RankingDeltaBatch,
   selectWriteTargets,
 } from './ranking-queries.ts';
-import { HOUR_SECONDS } from './time-buckets.ts';
 
 interface Delta {
   rankingId: number;

@@ -3,8 +3,8 @@
 // then touches about 30 day rows (or one month row) per path instead of 720 hour rows, and the
 // sums are the same, because every level holds exactly the sums of its hours. Pure logic, no I/O.
 
+import { addMonths, ceilToDay, ceilToMonth, floorToDay, floorToMonth } from '../time-buckets.ts';
 import type { HourRange } from './queries.ts';
-import { addMonths, ceilToDay, ceilToMonth, floorToDay, floorToMonth } from './time-buckets.ts';
 
 /** [from, to) in epoch seconds; null = unbounded on that side. Never empty. */
 export interface Span {

@@ -4,6 +4,7 @@
 // (ranking-maintenance.ts). Building one aggregates the levels once: about a second for 50,000
 // paths over 30 days on PostgreSQL here, which is why it is kept rather than redone per request.
 import type { Database, Queryable } from '../../../db/database.ts';
+import { addMonths } from '../time-buckets.ts';
 import type { HourRange } from './queries.ts';
 import { type MonthRun, monthsToSeal, splitRange } from './range-split.ts';
 import {
@@ -23,7 +24,6 @@ import {
   touchRanking,
 } from './ranking-queries.ts';
 import { pathSpanParams } from './span-params.ts';
-import { addMonths } from './time-buckets.ts';
 
 const LOCK_NOT_AVAILABLE = '55P03';
 

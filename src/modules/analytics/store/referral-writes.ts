@@ -1,10 +1,10 @@
 // Writes a merge's referred views to the hourly and daily referral levels, inside the merge's
 // transaction, each table's keys sorted (the rollups' lock-order rule).
 import type { Queryable } from '../../../db/database.ts';
+import { floorToDay } from '../time-buckets.ts';
 import { inChunks } from './level-writes.ts';
 import { type ReferralBatch, upsertReferralsDaily, upsertReferralsHourly } from './referral-queries.ts';
 import type { ReferralCount, ReferralSums } from './referral-sums.ts';
-import { floorToDay } from './time-buckets.ts';
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 

@@ -4,12 +4,12 @@
 // unchanged, so paging through it and asking again cost one small query; any fold of new visitors
 // into the project makes the next read rank again. See docs/analytics-visitors.md.
 import type { Database, Queryable } from '../../../db/database.ts';
+import { addMonths, floorToMonth } from '../time-buckets.ts';
 import type { HourRange } from './queries.ts';
 import { splitRange } from './range-split.ts';
 import { beginSnapshotRead } from './report-queries.ts';
 import { pathSpanParams } from './span-params.ts';
 import { mergeStagedViews } from './staged-views.ts';
-import { addMonths, floorToMonth } from './time-buckets.ts';
 import { selectFirstSketchMonth, selectGeneration, selectRangeSketches } from './visitor-queries.ts';
 import { SITE_PATH } from './visitor-sets.ts';
 import { unionCount, VisitorSketch } from './visitor-sketch.ts';

@@ -4,7 +4,7 @@
 // its advisory lock serialises; the row locks keep any other writer correct too. Keys are written
 // sorted, as the rollups' are.
 import type { Queryable } from '../../../db/database.ts';
-import { floorToDay, floorToMonth } from './time-buckets.ts';
+import { floorToDay, floorToMonth } from '../time-buckets.ts';
 import {
   bumpGenerations,
   type SketchBatch,

@@ -26,11 +26,21 @@
 //   group) leaves that request's views out, and it resolves as a duplicate: the route answers it
 //   with the stored result. Groups without keys run no extra statement.
 import type { Database, Queryable } from '../../../db/database.ts';
-import { CommittedVisitors, stageSums, ViewSums, type VisitorSets } from '../store/index.ts';
-import type { CommitLog } from './commit-log.ts';
+import {
+  CommittedVisitors,
+  type StagedMergerOptions,
+  StagedViewMerger,
+  stageSums,
+  ViewSums,
+  type VisitorSets,
+} from '../store/index.ts';
 import { ingestErrors } from './errors.ts';
 import { claimId, deleteExpiredIngestBatches, type IngestClaim, insertIngestClaims } from './queries.ts';
-import { type StagedMergerOptions, StagedViewMerger } from './staged-merger.ts';
+
+/** Where a failed commit is reported (the app's logger). */
+export interface CommitLog {
+  error(details: object, message: string): void;
+}
 
 /** How often expired keys are deleted, at most (in a group's transaction that has keys). */
 const KEY_SWEEP_INTERVAL_MS = 10 * 60_000;

@@ -41,6 +41,7 @@ export {
 } from './reads.ts';
 export type { TrafficBucketRow } from './report-queries.ts';
 export { type PageViewCount, recordPageViews, recordPageViewsIn } from './rollups.ts';
+export { type StagedMergerOptions, StagedViewMerger } from './staged-merger.ts';
 export { mergeStagedViews, stageSums } from './staged-views.ts';
 export { ViewSums } from './view-sums.ts';
 export { VisitorHasher, VisitorSalts } from './visitor-ids.ts';

@@ -7,9 +7,14 @@
 // lock mergeStagedViews takes.
 import type { Database } from '../../../db/database.ts';
 import { Pump } from '../../../runtime/index.ts';
-import type { ViewSums } from '../store/index.ts';
-import { FOLD_INTERVAL_MS, foldStagedVisitors, mergeStagedViews } from '../store/index.ts';
-import type { CommitLog } from './commit-log.ts';
+import { mergeStagedViews } from './staged-views.ts';
+import type { ViewSums } from './view-sums.ts';
+import { FOLD_INTERVAL_MS, foldStagedVisitors } from './visitor-staging.ts';
+
+/** Where a failed merge or fold is reported (the app's logger; ingest's CommitLog fits). */
+export interface MergeLog {
+  error(details: object, message: string): void;
+}
 
 export interface StagedMergerOptions {
   /** How long after a group commit its views are merged, at most (plus the merge itself). */
@@ -21,7 +26,7 @@ export const DEFAULT_STAGED_MERGER: StagedMergerOptions = { delayMs: 1000 };
 export class StagedViewMerger {
   readonly #db: Database;
   readonly #options: StagedMergerOptions;
-  readonly #logger: CommitLog | undefined;
+  readonly #logger: MergeLog | undefined;
   /** One merge at a time; a group committed during one brings the next within delayMs. */
   readonly #pump: Pump;
   /** What this process staged and has not merged yet, by staged row id: merged without reading back. */
@@ -31,7 +36,7 @@ export class StagedViewMerger {
   /** When this merger last folded visitor ids into the sketches (performance.now()). */
   #lastFold = Number.NEGATIVE_INFINITY;
 
-  constructor(db: Database, options: Partial<StagedMergerOptions> = {}, logger?: CommitLog) {
+  constructor(db: Database, options: Partial<StagedMergerOptions> = {}, logger?: MergeLog) {
     this.#db = db;
     this.#options = { ...DEFAULT_STAGED_MERGER, ...options };
     this.#logger = logger;

@@ -26,13 +26,12 @@ import { migrate } from '../src/db/migrate.ts';
 import { openPglite } from '../src/db/pglite.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import type { App } from '../src/http/context.ts';
-// The store's internals, for the comparisons only a benchmark makes (hourly rows alone, the page
-// summed from the levels); the service uses store/index.ts.
-import { recordPageViews } from '../src/modules/analytics/store/index.ts';
 import { writeHourlyOnly } from '../src/modules/analytics/store/level-writes.ts';
 import { splitRange } from '../src/modules/analytics/store/range-split.ts';
 import { selectPathViewsPageFromLevels } from '../src/modules/analytics/store/report-queries.ts';
-import { aggregate } from '../src/modules/analytics/store/rollups.ts';
+// The store's internals, for the comparisons only a benchmark makes (hourly rows alone, the page
+// summed from the levels); the service uses store/index.ts.
+import { aggregate, recordPageViews } from '../src/modules/analytics/store/rollups.ts';
 import { pathSpanParams } from '../src/modules/analytics/store/span-params.ts';
 import { bearer, createTestApp, seedProject } from '../test/helpers/app.ts';
 import { createPostgresDatabase } from '../test/helpers/databases.ts';

@@ -16,7 +16,7 @@ import type { Database, Queryable } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import { countJobsByStatus, selectJobQueue } from '../src/metrics/queries.ts';
-import { recordPageViewsIn } from '../src/modules/analytics/store/index.ts';
+import { addViews, ViewSums } from '../src/modules/analytics/store/index.ts';
 import { exportPageViews } from '../src/modules/analytics/views.ts';
 import { getJob, listJobs } from '../src/modules/jobs/service.ts';
 import { claimNextJob } from '../src/modules/jobs/worker-queries.ts';
@@ -203,17 +203,19 @@ async function main() {
         'ingest one batch (group commit transaction)',
         () =>
           rec.transaction((tx) =>
-            recordPageViewsIn(
+            addViews(
               tx,
-              Array.from({ length: 200 }, (_, i) => ({
-                projectId: project,
-                hour: new Date(NOW),
-                path: `/page-${i % PATHS}`,
-                trafficClass: i % 4 === 0 ? ('ai' as const) : ('human' as const),
-                agent: i % 4 === 0 ? 'GPTBot' : '',
-                verification: i % 4 === 0 ? 'unverified' : '',
-                views: 1,
-              })),
+              ViewSums.ofRows(
+                Array.from({ length: 200 }, (_, i) => ({
+                  projectId: project,
+                  hour: new Date(NOW),
+                  path: `/page-${i % PATHS}`,
+                  trafficClass: i % 4 === 0 ? ('ai' as const) : ('human' as const),
+                  agent: i % 4 === 0 ? 'GPTBot' : '',
+                  verification: i % 4 === 0 ? 'unverified' : '',
+                  views: 1,
+                })),
+              ),
             ),
           ),
       ],

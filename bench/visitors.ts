@@ -20,7 +20,7 @@ import { hash } from 'node:crypto';
 import type { Database } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/postgres.ts';
-import { recordPageViews } from '../src/modules/analytics/store/index.ts';
+import { recordPageViews } from '../src/modules/analytics/store/rollups.ts';
 // The sketches are seeded straight through the store's writer, as the fold would write them.
 import { type VisitorClass, VisitorSets } from '../src/modules/analytics/store/visitor-sets.ts';
 import { writeVisitorSets } from '../src/modules/analytics/store/visitor-writes.ts';

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../../src/db/database.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { App } from '../../src/http/context.ts';
-import { mergeStagedViews } from '../../src/modules/analytics/store/index.ts';
+import { mergeStagedViews } from '../../src/modules/analytics/store/staged-views.ts';
 import { createLogger } from '../../src/util/logger.ts';
 import { seedProject } from '../helpers/app.ts';
 import { openTestDatabase } from '../helpers/databases.ts';

@@ -8,7 +8,7 @@ import type { Database } from '../../src/db/database.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { App } from '../../src/http/context.ts';
 import type { CollectRouteOptions } from '../../src/modules/analytics/collect/routes.ts';
-import { mergeStagedViews } from '../../src/modules/analytics/store/index.ts';
+import { mergeStagedViews } from '../../src/modules/analytics/store/staged-views.ts';
 import { createLogger } from '../../src/util/logger.ts';
 import { bearer, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';

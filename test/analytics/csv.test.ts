@@ -6,9 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import { csvCell, toCsv } from '../../src/contract/index.ts';
 import type { App } from '../../src/http/context.ts';
 import { exportFormat } from '../../src/modules/analytics/negotiate.ts';
-import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/store/index.ts';
+import type { PageViewCount } from '../../src/modules/analytics/store/index.ts';
 import { bearer, createTestApp, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
+import { recordPageViews } from '../helpers/seed-views.ts';
 
 /** RFC 4180, written from the RFC's grammar for this test: records of fields, CRLF line ends. */
 function parseCsv(text: string): string[][] {

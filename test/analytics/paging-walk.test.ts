@@ -5,10 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { App } from '../../src/http/context.ts';
-import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/store/index.ts';
+import type { PageViewCount } from '../../src/modules/analytics/store/index.ts';
 import { HOUR_MS } from '../../src/util/time.ts';
 import { bearer, createTestApp, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
+import { recordPageViews } from '../helpers/seed-views.ts';
 
 const PATHS = 10_000;
 const START = Date.UTC(2025, 9, 30, 18); // 2025-10-30T18:00Z: the data crosses a day and a month end

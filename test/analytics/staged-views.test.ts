@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { GroupCommitWriter } from '../../src/modules/analytics/ingest/group-commit.ts';
-import type { PageViewCount } from '../../src/modules/analytics/store/index.ts';
-import { mergeStagedViews, stageSums, ViewSums } from '../../src/modules/analytics/store/index.ts';
+import { type PageViewCount, stageViews, ViewSums } from '../../src/modules/analytics/store/index.ts';
+import { mergeStagedViews } from '../../src/modules/analytics/store/staged-views.ts';
 import { seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import { controllableDatabase, ingestTestApp, postRecords, until, viewsReport } from './ingest-helpers.ts';
@@ -45,7 +45,7 @@ await forEachBackend('staged page views', ({ db, backend }) => {
       rows.forEach((row, index) => {
         sums.addRow(row, index);
       });
-      return stageSums(tx, sums);
+      return stageViews(tx, sums);
     });
   const viewRow = (projectId: string, path: string, views = 1): PageViewCount => ({
     projectId,

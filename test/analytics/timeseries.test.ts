@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MAX_TIMESERIES_BUCKETS } from '../../src/contract/index.ts';
 import type { App } from '../../src/http/context.ts';
-import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/store/index.ts';
+import type { PageViewCount } from '../../src/modules/analytics/store/index.ts';
 import { bearer, createTestApp, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
+import { recordPageViews } from '../helpers/seed-views.ts';
 
 type Seeded = Awaited<ReturnType<typeof seedProject>>;
 interface Bucket {

@@ -7,14 +7,11 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import {
-  type PageViewCount,
-  recordPageViews,
-  recordPageViewsIn,
-} from '../../src/modules/analytics/store/index.ts';
+import { addViews, type PageViewCount, ViewSums } from '../../src/modules/analytics/store/index.ts';
 import { exportPageViews } from '../../src/modules/analytics/views.ts';
 import { seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
+import { recordPageViews } from '../helpers/seed-views.ts';
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -331,12 +328,12 @@ await forEachBackend('fast page-view export equals the hourly truth', ({ db, bac
       await compareRandomRanges(projectId, 10, [PAST_FROM, PAST_TO]);
     });
 
-    test('recordPageViewsIn refuses a transaction that is not READ COMMITTED, and writes nothing', async () => {
+    test('addViews refuses a transaction that is not READ COMMITTED, and writes nothing', async () => {
       const before = await truth(db(), projectId, null, null);
       await assert.rejects(
         db().transaction(async (tx) => {
           await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-          await recordPageViewsIn(tx, randomRows(projectId, random, 10, RECENT_FROM, RECENT_TO));
+          await addViews(tx, ViewSums.ofRows(randomRows(projectId, random, 10, RECENT_FROM, RECENT_TO)));
         }),
         /READ COMMITTED/,
       );
@@ -425,7 +422,7 @@ await forEachBackend('fast page-view export equals the hourly truth', ({ db, bac
     });
     // This writer has written its rows and read its targets (no ranking yet) but not committed.
     const writer = db().transaction(async (tx) => {
-      await recordPageViewsIn(tx, randomRows(projectId, random, 400, PAST_FROM, PAST_TO));
+      await addViews(tx, ViewSums.ofRows(randomRows(projectId, random, 400, PAST_FROM, PAST_TO)));
       written();
       await released;
     });
@@ -464,7 +461,7 @@ await forEachBackend('fast page-view export equals the hourly truth', ({ db, bac
     });
     // A writer holding the shared lock, as a long log-import transaction would.
     const holder = db().transaction(async (tx) => {
-      await recordPageViewsIn(tx, randomRows(projectId, random, 5, PAST_FROM, PAST_TO));
+      await addViews(tx, ViewSums.ofRows(randomRows(projectId, random, 5, PAST_FROM, PAST_TO)));
       locked();
       await released;
     });

@@ -1,15 +1,13 @@
-// recordPageViews, the one way views get into page_views_hourly: aggregation of repeated keys,
-// hour truncation, increments, batches beyond 1,000 keys, all-or-nothing, concurrent writers.
+// addViews (here mostly through test/helpers/seed-views.ts), the store's one way views get into
+// page_views_hourly: aggregation of repeated keys, hour truncation, increments, batches beyond
+// 1,000 keys, all-or-nothing, concurrent writers.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  type PageViewCount,
-  recordPageViews,
-  recordPageViewsIn,
-} from '../../src/modules/analytics/store/index.ts';
+import { addViews, type PageViewCount, ViewSums } from '../../src/modules/analytics/store/index.ts';
 import { UPSERT_BATCH_SIZE } from '../../src/modules/analytics/store/level-writes.ts';
 import { seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
+import { recordPageViews } from '../helpers/seed-views.ts';
 
 interface StoredRow {
   hour: Date;
@@ -167,7 +165,7 @@ await forEachBackend('page-view rollups', ({ db, backend }) => {
     assert.deepEqual(await stored(projectId), []);
   });
 
-  test("recordPageViewsIn writes inside the caller's transaction and is rolled back with it", async () => {
+  test("addViews writes inside the caller's transaction and is rolled back with it", async () => {
     const projectId = await newProject();
     const row: PageViewCount = {
       projectId,
@@ -178,13 +176,13 @@ await forEachBackend('page-view rollups', ({ db, backend }) => {
     };
     await assert.rejects(
       db().transaction(async (tx) => {
-        await recordPageViewsIn(tx, [row, row]);
+        await addViews(tx, ViewSums.ofRows([row, row]));
         throw new Error('caller gives up');
       }),
       /caller gives up/,
     );
     assert.deepEqual(await stored(projectId), []);
-    await db().transaction((tx) => recordPageViewsIn(tx, [row, row]));
+    await db().transaction((tx) => addViews(tx, ViewSums.ofRows([row, row])));
     assert.equal((await stored(projectId))[0]!.views, 10);
   });
 

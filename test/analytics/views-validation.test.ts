@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { App } from '../../src/http/context.ts';
-import { recordPageViews } from '../../src/modules/analytics/store/index.ts';
 import { bearer, createTestApp, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
+import { recordPageViews } from '../helpers/seed-views.ts';
 
 /** [parameter at fault, raw query string as sent on the wire] */
 const BAD: [string, string][] = [

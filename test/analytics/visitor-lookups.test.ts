@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { CommittedVisitors, VisitorHasher, VisitorSets } from '../../src/modules/analytics/store/index.ts';
+import { CommittedVisitors } from '../../src/modules/analytics/store/index.ts';
+import { VisitorHasher } from '../../src/modules/analytics/store/visitor-ids.ts';
+import { VisitorSets } from '../../src/modules/analytics/store/visitor-sets.ts';
 
 const SALT = new Uint8Array(32).map((_, i) => i * 7 + 3);
 

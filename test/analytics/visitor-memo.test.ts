@@ -5,13 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GroupCommitWriter } from '../../src/modules/analytics/ingest/group-commit.ts';
-import {
-  foldStagedVisitors,
-  ViewSums,
-  type VisitorClass,
-  VisitorSets,
-} from '../../src/modules/analytics/store/index.ts';
+import { ViewSums } from '../../src/modules/analytics/store/index.ts';
 import type { EncodedVisitors } from '../../src/modules/analytics/store/visitor-sets.ts';
+import { type VisitorClass, VisitorSets } from '../../src/modules/analytics/store/visitor-sets.ts';
+import { foldStagedVisitors } from '../../src/modules/analytics/store/visitor-staging.ts';
 import { seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import { controllableDatabase } from './ingest-helpers.ts';

@@ -4,14 +4,11 @@
 // into the same counts: on both engines, through the real writer and fold.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  foldStagedVisitors,
-  mergeStagedViews,
-  stageSums,
-  ViewSums,
-  VisitorSets,
-} from '../../src/modules/analytics/store/index.ts';
+import { stageViews, ViewSums } from '../../src/modules/analytics/store/index.ts';
+import { mergeStagedViews } from '../../src/modules/analytics/store/staged-views.ts';
+import { VisitorSets } from '../../src/modules/analytics/store/visitor-sets.ts';
 import { VisitorSketch } from '../../src/modules/analytics/store/visitor-sketch.ts';
+import { foldStagedVisitors } from '../../src/modules/analytics/store/visitor-staging.ts';
 import { seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 
@@ -75,7 +72,7 @@ await forEachBackend('visitor ids staged as bytes', ({ db }) => {
       sums.add(project.id, HOUR, 'human', '', 'none', '/old', 1);
       sums.visitors.add(project.id, HOUR, 'human', '/old', id);
     }
-    await db().transaction((tx) => stageSums(tx, sums));
+    await db().transaction((tx) => stageViews(tx, sums));
     try {
       const rows = await db().query<{ ids: Uint8Array | null; visitors: string | null }>(
         'SELECT ids, visitors FROM visitor_ids_staged ORDER BY id',

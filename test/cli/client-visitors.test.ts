@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { recordPageViews } from '../../src/modules/analytics/store/index.ts';
 import { VisitorSets } from '../../src/modules/analytics/store/visitor-sets.ts';
 import { writeVisitorSets } from '../../src/modules/analytics/store/visitor-writes.ts';
 import { DocwrightClient } from '../../src/sdk/index.ts';
 import { seedProject } from '../helpers/app.ts';
 import { openTestDatabase } from '../helpers/databases.ts';
+import { recordPageViews } from '../helpers/seed-views.ts';
 import { parseCsv } from '../sdk/csv-parse.ts';
 import { type LiveServer, startLiveServer } from '../sdk/live-server.ts';
 import { type CliResult, cliEnv, runCli, STACK_LINE } from './cli-process.ts';

@@ -15,11 +15,12 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { AgentReport, PageViewReport, TimeseriesReport } from '../../src/contract/index.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { ServeExtension } from '../../src/main/serve-extension.ts';
-import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/store/index.ts';
+import type { PageViewCount } from '../../src/modules/analytics/store/index.ts';
 import { saveJobDiff } from '../../src/modules/jobs/diff/service.ts';
 import type { JobRunResult } from '../../src/modules/jobs/runner-contract.ts';
 import { type AgentHarness, REPOSITORY, startAgentHarness } from '../e2e/agent-harness.ts';
 import { eventually, scriptDocsEdit } from '../e2e/scripts.ts';
+import { recordPageViews } from '../helpers/seed-views.ts';
 import { reply } from '../stand-ins/scripted-llm-server.ts';
 import {
   browserMissing,

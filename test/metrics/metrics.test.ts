@@ -10,7 +10,8 @@ import type { App } from '../../src/http/context.ts';
 import { addDatabaseGauges } from '../../src/metrics/database-gauges.ts';
 import { jobWorkerObserver, trackWorker } from '../../src/metrics/job-metrics.ts';
 import { createMetrics, type DocwrightMetrics } from '../../src/metrics/registry.ts';
-import { mergeStagedViews, stageSums, ViewSums } from '../../src/modules/analytics/store/index.ts';
+import { stageViews, ViewSums } from '../../src/modules/analytics/store/index.ts';
+import { mergeStagedViews } from '../../src/modules/analytics/store/staged-views.ts';
 import type { JobRunResult } from '../../src/modules/jobs/runner-contract.ts';
 import { JobWorker } from '../../src/modules/jobs/worker.ts';
 import { createLogger } from '../../src/util/logger.ts';
@@ -164,7 +165,7 @@ await forEachBackend('metrics', ({ db }) => {
     const sums = ViewSums.ofRows([
       { projectId: seeded.project.id, hour: new Date(), path: '/staged', trafficClass: 'human', views: 7 },
     ]);
-    await db().transaction((tx) => stageSums(tx, sums));
+    await db().transaction((tx) => stageViews(tx, sums));
     await db().query("UPDATE page_views_staged SET created_at = now() - interval '90 seconds'");
     clock += 6000;
     const waiting = await read();

@@ -3,7 +3,6 @@
 // parsed back.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { recordPageViews } from '../../src/modules/analytics/store/index.ts';
 import {
   agentsToCsv,
   BadRequestError,
@@ -13,6 +12,7 @@ import {
 } from '../../src/sdk/index.ts';
 import { seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
+import { recordPageViews } from '../helpers/seed-views.ts';
 import { parseCsv } from './csv-parse.ts';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
 import { type LiveServer, startLiveServer } from './live-server.ts';

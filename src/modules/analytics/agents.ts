@@ -12,7 +12,7 @@ import type { Database } from '../../db/database.ts';
 import type { AgentCatalog } from './agent-catalog.ts';
 import { reportedRange, resolveHourRange } from './export-range.ts';
 import { crawlsAndReferrals } from './operators.ts';
-import { type AgentFormatRow, readAgentPage } from './store/index.ts';
+import { type AgentPage, readPage } from './store/index.ts';
 import type { ViewsRequest } from './views.ts';
 
 export interface AgentsRequest extends ViewsRequest {
@@ -32,7 +32,7 @@ interface AgentCounts {
 /** Verified and unverified views per format but html, per agent. */
 type StoredByAgent = Map<string, Map<ViewFormat, { verified: number; unverified: number }>>;
 
-function byAgent(rows: readonly AgentFormatRow[]): StoredByAgent {
+function byAgent(rows: AgentPage['formats']): StoredByAgent {
   const map: StoredByAgent = new Map();
   for (const row of rows) {
     let formats = map.get(row.agent);
@@ -88,7 +88,13 @@ export async function exportAgents(
   const { format } = request;
   const split = request.split === 'format';
   const withFormats = format !== undefined || split;
-  const read = await readAgentPage(db, projectId, range, { limit: limit + 1, offset }, withFormats);
+  const read = await readPage(
+    db,
+    projectId,
+    range,
+    { limit: limit + 1, offset },
+    { report: 'agents', withFormats },
+  );
   const stored = byAgent(read.formats);
   let everyAgent: AgentCounts[] = read.everyAgent;
   let rows: AgentCounts[] = read.rows;

@@ -4,7 +4,7 @@
 import { DEFAULT_VIEWS_LIMIT, MCP_SUMMARY_LIMIT, type McpToolReport } from '../../contract/index.ts';
 import type { Database } from '../../db/database.ts';
 import { reportedRange, resolveHourRange } from './export-range.ts';
-import { readMcpCallPage } from './store/index.ts';
+import { readPage } from './store/index.ts';
 import type { ViewsRequest } from './views.ts';
 
 export async function exportMcpTools(
@@ -15,7 +15,13 @@ export async function exportMcpTools(
   const range = resolveHourRange(request.dateFrom, request.dateTo);
   const limit = request.limit ?? DEFAULT_VIEWS_LIMIT;
   const offset = request.offset ?? 0;
-  const read = await readMcpCallPage(db, projectId, range, { limit: limit + 1, offset }, MCP_SUMMARY_LIMIT);
+  const read = await readPage(
+    db,
+    projectId,
+    range,
+    { limit: limit + 1, offset },
+    { report: 'mcp-calls', summaryLimit: MCP_SUMMARY_LIMIT },
+  );
   return {
     totals: { calls: read.calls },
     tools: read.byTool.map((t) => ({ tool: t.name, calls: t.calls })),

@@ -4,7 +4,7 @@ import { DEFAULT_VIEWS_LIMIT, type ReferralReport } from '../../contract/index.t
 import type { Database } from '../../db/database.ts';
 import { type AiReferrers, curatedAiReferrers } from './classification/ai-referrers.ts';
 import { reportedRange, resolveHourRange } from './export-range.ts';
-import { readReferralPage } from './store/index.ts';
+import { readPage } from './store/index.ts';
 import type { ViewsRequest } from './views.ts';
 
 export async function exportReferrals(
@@ -16,7 +16,13 @@ export async function exportReferrals(
   const range = resolveHourRange(request.dateFrom, request.dateTo);
   const limit = request.limit ?? DEFAULT_VIEWS_LIMIT;
   const offset = request.offset ?? 0;
-  const { byAssistant, rows } = await readReferralPage(db, projectId, range, { limit: limit + 1, offset });
+  const { byAssistant, rows } = await readPage(
+    db,
+    projectId,
+    range,
+    { limit: limit + 1, offset },
+    { report: 'referrals' },
+  );
   // An assistant dropped from the list keeps its counts, under its own name.
   const operatorOf = (name: string) => referrers.assistants.get(name)?.operator ?? '';
   byAssistant.sort((a, b) => b.views - a.views || (a.assistant < b.assistant ? -1 : 1));

@@ -16,13 +16,7 @@ import { isoFromEpochSeconds } from './date-bounds.ts';
 import { analyticsErrors } from './errors.ts';
 import { resolveHourRange } from './export-range.ts';
 import type { HourRange } from './store/index.ts';
-import {
-  type FormatBucketRow,
-  readExtent,
-  readFormatSeries,
-  readSeries,
-  type TrafficBucketRow,
-} from './store/index.ts';
+import { readExtent, readSeries, type Series } from './store/index.ts';
 import { ceilToDay, DAY_SECONDS, floorToDay, HOUR_SECONDS } from './time-buckets.ts';
 
 type ClassCounts = { human: number; ai: number; bot: number };
@@ -42,8 +36,8 @@ function emptySplit(): FormatSplit {
  * format (only the asked one when there is a filter). html is a bucket's views less its others.
  */
 function countsByBucket(
-  traffic: readonly TrafficBucketRow[],
-  formatRows: readonly FormatBucketRow[],
+  traffic: Series['traffic'],
+  formatRows: Series['formats'],
   format: ViewFormat | undefined,
 ): { byStart: Map<number, ClassCounts>; split: FormatSplit } {
   const all = new Map<number, ClassCounts>();
@@ -143,9 +137,7 @@ export async function exportTimeseries(
 
   // Without a filter or a split, the format levels are not read at all.
   const byFormat = request.format !== undefined || request.split === 'format';
-  const series = byFormat
-    ? await readFormatSeries(db, projectId, interval, from, to)
-    : { traffic: await readSeries(db, projectId, interval, from, to), formats: [] };
+  const series = await readSeries(db, projectId, { interval, from, to, byFormat });
   const { byStart, split } = countsByBucket(series.traffic, series.formats, request.format);
   const totals = { human: 0, ai: 0, bot: 0, total: 0 };
   const buckets: TimeseriesReport['buckets'] = [];

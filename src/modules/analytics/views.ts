@@ -3,7 +3,7 @@
 import { DEFAULT_VIEWS_LIMIT, type PageViewReport } from '../../contract/index.ts';
 import type { Database } from '../../db/database.ts';
 import { reportedRange, resolveHourRange } from './export-range.ts';
-import { type PathPageOptions, readPathPage } from './store/index.ts';
+import { readPage } from './store/index.ts';
 
 export { resolveHourRange } from './export-range.ts';
 
@@ -14,7 +14,10 @@ export interface ViewsRequest {
   offset?: number | undefined;
 }
 
-export type ExportOptions = PathPageOptions;
+export interface ExportOptions {
+  /** How long building the range's ranking waits for writers before summing the levels. */
+  buildLockTimeoutMs?: number | undefined;
+}
 
 export async function exportPageViews(
   db: Database,
@@ -27,7 +30,13 @@ export async function exportPageViews(
   const limit = request.limit ?? DEFAULT_VIEWS_LIMIT;
   const offset = request.offset ?? 0;
   // One row more than asked says whether another page follows, without counting them all.
-  const { totals, rows } = await readPathPage(db, projectId, range, { limit: limit + 1, offset }, options);
+  const { totals, rows } = await readPage(
+    db,
+    projectId,
+    range,
+    { limit: limit + 1, offset },
+    { report: 'paths', buildLockTimeoutMs: options.buildLockTimeoutMs },
+  );
   return {
     totals: { human: totals.human, ai: totals.ai, total: totals.human + totals.ai },
     views: rows.slice(0, limit).map((r) => ({ path: r.path, human: r.human, ai: r.ai, total: r.total })),

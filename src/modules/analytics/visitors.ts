@@ -1,10 +1,10 @@
 // The distinct-visitors export: one page of the range's visitor ranking, read through the store
-// (store/visitor-reads.ts). See docs/analytics-visitors.md.
+// (its page of the store's `visitors` report). See docs/analytics-visitors.md.
 
 import { DEFAULT_VIEWS_LIMIT, type VisitorReport } from '../../contract/index.ts';
 import type { Database } from '../../db/database.ts';
 import { reportedRange, resolveHourRange } from './export-range.ts';
-import { readVisitorRanking } from './store/index.ts';
+import { readPage } from './store/index.ts';
 import type { ViewsRequest } from './views.ts';
 
 export async function exportVisitors(
@@ -16,11 +16,13 @@ export async function exportVisitors(
   const range = resolveHourRange(request.dateFrom, request.dateTo);
   const limit = request.limit ?? DEFAULT_VIEWS_LIMIT;
   const offset = request.offset ?? 0;
-  const { totals, rows } = await readVisitorRanking(db, projectId, range, now());
+  // One row more than asked says whether another page follows.
+  const page = { limit: limit + 1, offset };
+  const { totals, rows } = await readPage(db, projectId, range, page, { report: 'visitors', nowMs: now() });
   return {
     totals,
-    visitors: rows.slice(offset, offset + limit),
-    hasMore: rows.length > offset + limit,
+    visitors: rows.slice(0, limit),
+    hasMore: rows.length > limit,
     range: reportedRange(range),
   };
 }

@@ -4,7 +4,7 @@
 import type { Database } from '../../../db/database.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
 import { getProject } from '../../projects/index.ts';
-import { FormatSums, type PageViewCount, recordFormatsIn, recordPageViewsIn } from '../store/index.ts';
+import { addViews, type PageViewCount, ViewSums } from '../store/index.ts';
 import { type UnrecognizedRowInput, upsertUnrecognizedAgents } from '../unrecognized-queries.ts';
 import { EMPTY_SHA256, type ImportChunk } from './chunk.ts';
 import { importErrors } from './errors.ts';
@@ -65,7 +65,8 @@ export async function applyChunk(db: Database, chunk: ImportChunk): Promise<Chun
       `A chunk must end after it starts (from line ${chunk.from.lines} to ${chunk.to.lines}).`,
     );
   }
-  const formats = new FormatSums();
+  // The formats go in now; the views are checked and summed in the transaction (addRow).
+  const sums = new ViewSums();
   const rows = chunk.rows.map((row, index): PageViewCount => {
     const hour = new Date(row.hour);
     if (Number.isNaN(hour.getTime())) {
@@ -73,7 +74,7 @@ export async function applyChunk(db: Database, chunk: ImportChunk): Promise<Chun
     }
     if (row.format !== undefined) {
       const hourSeconds = Math.floor(hour.getTime() / 3_600_000) * 3600;
-      formats.addView(
+      sums.formats.addView(
         chunk.projectId,
         hourSeconds,
         row.format,
@@ -110,8 +111,8 @@ export async function applyChunk(db: Database, chunk: ImportChunk): Promise<Chun
           'another import of the same log ran meanwhile. Run the import again; it continues from the ledger.',
       );
     }
-    const written = await recordPageViewsIn(tx, rows);
-    await recordFormatsIn(tx, formats);
+    for (const [index, row] of rows.entries()) sums.addRow(row, index);
+    const written = await addViews(tx, sums);
     await upsertUnrecognizedAgents(tx, unrecognizedRows(chunk));
     await advanceLedgerRow(tx, {
       ...key,

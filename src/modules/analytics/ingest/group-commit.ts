@@ -30,7 +30,7 @@ import {
   CommittedVisitors,
   type StagedMergerOptions,
   StagedViewMerger,
-  stageSums,
+  stageViews,
   ViewSums,
   type VisitorSets,
 } from '../store/index.ts';
@@ -284,7 +284,7 @@ export class GroupCommitWriter {
         sums = sumSubmissions(counted);
         if (sums.views === 0) return;
         visitors = this.#committedVisitors.unseen(sums.visitors);
-        stagedId = await stageSums(tx, sums, visitors);
+        stagedId = await stageViews(tx, sums, visitors);
       });
     } catch (error) {
       this.#stats.failedCommits++;

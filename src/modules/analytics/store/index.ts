@@ -1,51 +1,34 @@
-// The analytics store: the storage engine under the reports, ingest and import. Everything
+// The analytics store: the storage engine under the reports, ingest and import. Everything in src
 // outside this folder uses it through this file only (rule analytics-store-through-index), and
-// this file is small on purpose: how views are kept (hourly rollups, the day and month levels,
-// the ranking cache, staged rows) stays inside.
+// this file is its whole interface, kept small on purpose: how views are kept (hourly rollups,
+// the day and month levels, the ranking cache, staged rows, visitor sketches, locked writes)
+// stays inside. test/unit/analytics-store-interface.test.ts lists what it exports.
 //
-//   add views     ViewSums (a batch's counts per key), stageSums (ingest: one row in the
-//                 caller's transaction, merged later), mergeStagedViews (the merger),
-//                 recordPageViews / recordPageViewsIn (write straight to the levels: log import)
-//                 VisitorSalts / VisitorHasher (the day's keyed visitor ids that go with views),
-//                 VisitorSets (a batch's ids per key), CommittedVisitors (ids a writer staged
-//                 already), foldStagedVisitors (ids staged by ingest into the visitor sketches)
-//   read a page   readPathPage (totals and paths), readAgentPage (totals and agents, with
-//                 crawls against referrals), readReferralPage, readVisitorRanking
-//   read a series readSeries, readExtent, readFormatSeries (with the views per format)
-//   formats       FormatSums (a batch's non-html views and MCP calls, carried by ViewSums),
-//                 recordFormatsIn (log import), readMcpCallPage
-export type { AgentFormatRow } from './format-queries.ts';
-export {
-  type FormatBucketRow,
-  type FormatSeries,
-  type McpCallPage,
-  type McpCallRow,
-  readFormatSeries,
-  readMcpCallPage,
-} from './format-reads.ts';
-export { FormatSums, type McpCall, type StoredFormat } from './format-sums.ts';
-export { writeFormats as recordFormatsIn } from './format-writes.ts';
+//   the records     ViewSums: a batch of views summed per key, with their non-html formats and
+//                   MCP calls (McpCall), AI referrals and visitor ids; built by the producers
+//                   (rows: PageViewCount). VisitorSalts gives the day's VisitorHasher for the ids.
+//   add views       addViews (straight to the levels, in the caller's transaction: log import),
+//                   stageViews (ingest: one row in the group's transaction, merged later by the
+//                   StagedViewMerger the writer runs; CommittedVisitors keeps ids it staged)
+//   read a page     readPage(report: paths, agents, referrals, mcp-calls, visitors): one page and
+//                   the range's totals from one snapshot
+//   read a series   readSeries (buckets of views, per format too), readExtent (first, last hour)
+export { addViews } from './add-views.ts';
+export type { McpCall } from './format-sums.ts';
 export type { HourRange } from './queries.ts';
 export {
-  type AgentPage,
-  type PageWindow,
-  type PathPage,
-  type PathPageOptions,
-  type ReferralPage,
-  readAgentPage,
-  readExtent,
-  readPathPage,
-  readReferralPage,
+  type PageQuery,
+  type Pages,
+  readPage,
   readSeries,
-  type SeriesInterval,
-} from './reads.ts';
-export type { TrafficBucketRow } from './report-queries.ts';
-export { type PageViewCount, recordPageViews, recordPageViewsIn } from './rollups.ts';
+  type Series,
+  type SeriesQuery,
+} from './read-page.ts';
+export { type AgentPage, type PageWindow, readExtent } from './reads.ts';
+export type { PageViewCount } from './rollups.ts';
 export { type StagedMergerOptions, StagedViewMerger } from './staged-merger.ts';
-export { mergeStagedViews, stageSums } from './staged-views.ts';
+export { stageViews } from './staged-views.ts';
 export { ViewSums } from './view-sums.ts';
-export { VisitorHasher, VisitorSalts } from './visitor-ids.ts';
+export { type VisitorHasher, VisitorSalts } from './visitor-ids.ts';
 export { CommittedVisitors } from './visitor-memo.ts';
-export { readVisitorRanking, type VisitorCountRow, type VisitorRanking } from './visitor-reads.ts';
-export { type VisitorClass, VisitorSets } from './visitor-sets.ts';
-export { FOLD_INTERVAL_MS, foldStagedVisitors } from './visitor-staging.ts';
+export type { VisitorSets } from './visitor-sets.ts';

@@ -53,4 +53,11 @@ export class ReferralSums {
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([, c]) => c);
   }
+
+  /** Every project with counts here. */
+  projectIds(): Set<string> {
+    const ids = new Set<string>();
+    for (const c of this.#byKey.values()) ids.add(c.projectId);
+    return ids;
+  }
 }

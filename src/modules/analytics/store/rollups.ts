@@ -1,7 +1,7 @@
 // Writes page views: the hourly rollups (the truth), the levels above them (daily path totals,
 // hourly and daily traffic and agent totals, monthly path totals of sealed months) and every live
-// ranking that covers the hours written, all in one transaction. Used by ingestion, log import
-// and tests that seed data, so all go through the same aggregation and upserts.
+// ranking that covers the hours written, all in one transaction. addViews (log import) and the
+// staged-views merge (ingest) both end here, so all go through the same aggregation and upserts.
 import type { Database, Queryable } from '../../../db/database.ts';
 import { hourOf } from '../../../util/time.ts';
 import type { KeyedCount } from './keyed-count.ts';
@@ -33,22 +33,14 @@ export interface RecordResult {
 
 const TRAFFIC_CLASSES: readonly TrafficClass[] = ['human', 'ai', 'bot'];
 
-/** Rows in one transaction: all counted, or none (a bad row fails the whole call). */
+/**
+ * Rows in one transaction: all counted, or none (a bad row fails the whole call). For benchmarks
+ * that load traffic (bench/); the store's own callers add ViewSums (add-views.ts) or stage them.
+ */
 export async function recordPageViews(db: Database, rows: Iterable<PageViewCount>): Promise<RecordResult> {
   const counts = aggregate(rows);
   if (counts.length === 0) return { keys: 0, views: 0 };
   await db.transaction((tx) => upsertCounts(tx, counts));
-  return { keys: counts.length, views: counts.reduce((sum, c) => sum + c.views, 0) };
-}
-
-/**
- * The same, inside a transaction the caller already holds (e.g. an ingestion group commit), which
- * must be READ COMMITTED (the default; see locked-writes.ts). Rows are aggregated first,
- * then written in batches of UPSERT_BATCH_SIZE.
- */
-export async function recordPageViewsIn(tx: Queryable, rows: Iterable<PageViewCount>): Promise<RecordResult> {
-  const counts = aggregate(rows);
-  await upsertCounts(tx, counts);
   return { keys: counts.length, views: counts.reduce((sum, c) => sum + c.views, 0) };
 }
 
@@ -105,7 +97,10 @@ export function aggregate(rows: Iterable<PageViewCount>): KeyedCount[] {
   return sums.sorted();
 }
 
-/** Writes counts summed and sorted by CountSums, inside the caller's transaction (as recordPageViewsIn). */
+/**
+ * Writes counts summed and sorted by CountSums, inside the caller's transaction, which must be
+ * READ COMMITTED (the default; see locked-writes.ts).
+ */
 export async function recordSortedCountsIn(
   tx: Queryable,
   counts: readonly KeyedCount[],

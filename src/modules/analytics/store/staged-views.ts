@@ -38,7 +38,7 @@ const ROWS_PER_MERGE = 100;
  * Appends a group's sums inside the group's transaction; returns the staged row's id. `visitors`
  * are the ids to stage: the sums' own, or those of them not committed before (visitor-memo.ts).
  */
-export async function stageSums(tx: Queryable, sums: ViewSums, visitors = sums.visitors): Promise<number> {
+export async function stageViews(tx: Queryable, sums: ViewSums, visitors = sums.visitors): Promise<number> {
   // Visitor ids go straight to their own staging (in the same statement), folded into the
   // sketches later: the merge then never carries them.
   const referrals = sums.referrals.isEmpty ? null : JSON.stringify(sums.referrals.encode());

@@ -16,7 +16,8 @@ const config = path.join(root, '.dependency-cruiser.cjs');
 const TREE: Record<string, string[]> = {
   // Allowed: a module through another's index, a route file using the HTTP layer, app.ts
   // registering a routes.ts plugin, an adapter using the retry policy and the contract, an
-  // analytics report using the store through its index, src/errors using the contract and util.
+  // analytics report using the store through its index, the store using the foundations and the
+  // bucket grid, src/errors using the contract.
   'src/modules/a/index.ts': ['./service.ts'],
   'src/modules/a/service.ts': ['../b/index.ts', './queries.ts'],
   'src/modules/a/queries.ts': [],
@@ -35,9 +36,11 @@ const TREE: Record<string, string[]> = {
   'src/sdk/paging.ts': [],
   'src/modules/analytics/views.ts': ['./store/index.ts'],
   'src/modules/analytics/store/index.ts': ['./rollups.ts'],
-  'src/modules/analytics/store/rollups.ts': [],
+  'src/modules/analytics/store/rollups.ts': ['../../../db/database.ts', '../time-buckets.ts'],
+  'src/modules/analytics/time-buckets.ts': [],
+  'src/db/database.ts': [],
   'src/util/time.ts': [],
-  'src/errors/app-error.ts': ['../contract/body.ts', '../util/time.ts'],
+  'src/errors/app-error.ts': ['../contract/body.ts'],
   'src/mcp/server.ts': ['../modules/b/index.ts', '../contract/body.ts'],
   'src/mcp/routes.ts': ['../http/context.ts', './server.ts'],
   'src/main/mcp-command.ts': ['../mcp/server.ts'],
@@ -55,6 +58,9 @@ const TREE: Record<string, string[]> = {
   'src/util/reads-config.ts': ['../config/config.ts'],
   'src/config/config.ts': [],
   'src/errors/reads-module.ts': ['../modules/b/index.ts'],
+  'src/errors/reads-util.ts': ['../util/time.ts'],
+  'src/util/reads-errors.ts': ['../errors/app-error.ts'],
+  'src/modules/analytics/store/reads-report.ts': ['../views.ts'],
   'src/modules/a/uses-mcp.ts': ['../../mcp/server.ts'],
   'src/docs-checks/rules.ts': ['./problems.ts'],
   'src/docs-checks/problems.ts': [],
@@ -89,7 +95,10 @@ test('each rule catches the import it forbids, by name, and allowed imports pass
     [
       'adapters-self-contained: src/models/imports-docwright.ts → src/code-hosts/shared.ts',
       'analytics-store-through-index: src/modules/analytics/reads-store-file.ts → src/modules/analytics/store/rollups.ts',
-      'errors-import-only-foundations: src/errors/reads-module.ts → src/modules/b/index.ts',
+      'analytics-store-below-its-users: src/modules/analytics/store/reads-report.ts → src/modules/analytics/views.ts',
+      'errors-import-only-contract: src/errors/reads-module.ts → src/modules/b/index.ts',
+      'errors-import-only-contract: src/errors/reads-util.ts → src/util/time.ts',
+      'util-imports-only-util: src/util/reads-errors.ts → src/errors/app-error.ts',
       'util-imports-only-util: src/util/reads-config.ts → src/config/config.ts',
       'contract-imports-only-contract: src/contract/imports-server.ts → src/runtime/retry-policy.ts',
       'docs-checks-self-contained: src/docs-checks/imports-docwright.ts → src/contract/body.ts',

@@ -1,11 +1,13 @@
 // The navigation a framework's config declares, read without running it: Mintlify's docs.json /
-// mint.json (JSON), MkDocs' mkdocs.yml (YAML), Docusaurus' sidebars.json, and the `link:` /
+// mint.json (JSON), MkDocs' mkdocs.yml (YAML), Docusaurus' sidebars.json or sidebars.{js,ts,...}
+// (parsed, its export read when it is a static literal: static-module.ts), and the `link:` /
 // `slug:` entries of VitePress' and Starlight's TypeScript or JavaScript configs (read as text:
 // a config that builds its sidebar in code has no entries to read, and then every page counts as
 // reachable).
 import { posix } from 'node:path';
 import YAML from 'yaml';
 import type { FrameworkInfo } from './frameworks.ts';
+import { readStaticModule } from './static-module.ts';
 
 export interface NavigationEntry {
   /** As written in the config. */
@@ -27,13 +29,26 @@ export interface Navigation {
   errors: { line: number | null; message: string }[];
   /** The content root the config sets (MkDocs docs_dir), when it moves the default one. */
   contentRoot: string | null;
+  /** What was not read and why (a sidebar built in code), for the job's events; not problems. */
+  notes: string[];
 }
+
+/** Docusaurus' sidebar files: the one the config's `sidebarPath` names, else the first present. */
+const SIDEBAR_FILES = [
+  'sidebars.json',
+  'sidebars.js',
+  'sidebars.ts',
+  'sidebars.mjs',
+  'sidebars.cjs',
+  'sidebars.mts',
+  'sidebars.cts',
+];
 
 /** The config files whose change means the navigation must be read again. */
 export function navigationFiles(info: FrameworkInfo): string[] {
   const dir = info.configPath ? dirOf(info.configPath) : info.contentRoot;
   const files = info.configPath ? [info.configPath] : [];
-  if (info.framework === 'docusaurus') files.push(`${dir}sidebars.json`);
+  if (info.framework === 'docusaurus') for (const name of SIDEBAR_FILES) files.push(`${dir}${name}`);
   return files;
 }
 
@@ -45,6 +60,7 @@ export function readNavigation(info: FrameworkInfo, read: (path: string) => stri
     explicit: false,
     errors: [],
     contentRoot: null,
+    notes: [],
   };
   if (info.configPath === null) return nav;
   const text = read(info.configPath);
@@ -58,10 +74,10 @@ export function readNavigation(info: FrameworkInfo, read: (path: string) => stri
       readMkdocs(nav, text, dir);
       break;
     case 'docusaurus': {
-      const sidebars = read(`${dir}sidebars.json`);
-      if (sidebars !== null) {
-        nav.configPath = `${dir}sidebars.json`;
-        readDocusaurusSidebars(nav, sidebars, `${dir}docs/`);
+      const path = sidebarsPath(text, dir, read);
+      if (path !== null) {
+        nav.configPath = path;
+        readDocusaurusSidebars(nav, read(path) ?? '', `${dir}docs/`);
       }
       break;
     }
@@ -173,16 +189,47 @@ function collectMkdocsNav(value: unknown, out: string[]): void {
     for (const child of Object.values(value)) collectMkdocsNav(child, out);
 }
 
+/** The sidebar file: a literal `sidebarPath` of the config when it is one of SIDEBAR_FILES and exists. */
+function sidebarsPath(config: string, dir: string, read: (path: string) => string | null): string | null {
+  const named = /\bsidebarPath\s*:\s*(?:require\.resolve\(\s*)?(['"`])([^'"`]+)\1/.exec(config)?.[2];
+  if (named) {
+    const path = posix.normalize(`${dir}${named}`);
+    if (SIDEBAR_FILES.includes(posix.basename(path)) && read(path) !== null) return path;
+  }
+  for (const name of SIDEBAR_FILES) if (read(`${dir}${name}`) !== null) return `${dir}${name}`;
+  return null;
+}
+
 function readDocusaurusSidebars(nav: Navigation, text: string, docsDir: string): void {
+  const name = basename(nav);
   let config: unknown;
-  try {
-    config = JSON.parse(text);
-  } catch (error) {
-    nav.errors.push({
-      line: jsonErrorLine(text, error),
-      message: `sidebars.json is not valid JSON: ${(error as Error).message}`,
-    });
-    return;
+  let lineOfId: (id: string) => number;
+  if (name.endsWith('.json')) {
+    try {
+      config = JSON.parse(text);
+    } catch (error) {
+      nav.errors.push({
+        line: jsonErrorLine(text, error),
+        message: `${name} is not valid JSON: ${(error as Error).message}`,
+      });
+      return;
+    }
+    lineOfId = (id) => lineOf(text, JSON.stringify(id));
+  } else {
+    const module = readStaticModule(text, /\.[mc]?ts$/.test(name));
+    if (module.kind === 'error') {
+      nav.errors.push({ line: module.line, message: `${name} does not parse: ${module.message}.` });
+      return;
+    }
+    if (module.kind === 'computed') {
+      // Only running it would tell its entries: the navigation stays unknown, as without a file.
+      nav.notes.push(
+        `${name} builds its sidebar in code (${module.what}, line ${module.line}), so it is not read: its ids are not checked and every page counts as reachable.`,
+      );
+      return;
+    }
+    config = module.value;
+    lineOfId = (id) => module.lines.get(id) ?? 1;
   }
   nav.explicit = true;
   const ids: string[] = [];
@@ -192,7 +239,7 @@ function readDocusaurusSidebars(nav: Navigation, text: string, docsDir: string):
     nav.entries.push({
       ref: id,
       candidates: [`${base}.md`, `${base}.mdx`, `${base}/index.md`, `${base}/index.mdx`],
-      line: lineOf(text, JSON.stringify(id)),
+      line: lineOfId(id),
     });
   }
 }

@@ -43,6 +43,7 @@ const codes = (result: { introduced: { code: string; file: string }[] }) =>
 const SITES: [string, DocsFramework, string][] = [
   ['mintlify', 'mintlify', 'docs.json'],
   ['docusaurus', 'docusaurus', 'docusaurus.config.js'],
+  ['docusaurus-ts', 'docusaurus', 'docusaurus.config.ts'],
   ['mkdocs', 'mkdocs', 'mkdocs.yml'],
   ['vitepress', 'vitepress', 'docs/.vitepress/config.mjs'],
   ['starlight', 'starlight', 'astro.config.mjs'],

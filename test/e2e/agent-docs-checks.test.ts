@@ -71,6 +71,7 @@ await forEachBackend('docs checks on agent jobs, end to end', ({ db }) => {
     const events = await h.events(created.id);
     const framework = events.find((e) => e.type === 'docs_framework');
     assert.equal(framework?.data.framework, 'markdown');
+    assert.deepEqual(framework?.data.notes, []);
     const runs = events.filter((e) => e.type === 'docs_checks').map((e) => e.data);
     assert.deepEqual(
       runs.map((r) => [r.trigger, r.introducedCount]),

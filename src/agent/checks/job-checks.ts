@@ -52,6 +52,9 @@ export class JobDocsChecks {
           framework: base.info.framework,
           configPath: base.info.configPath,
           forced: options.framework !== undefined,
+          // What the navigation's reading left out (a sidebar built in code), so a user sees why
+          // no page is ever reported unreachable there.
+          notes: base.navigation.notes,
         })
         .catch(() => {});
       return base;

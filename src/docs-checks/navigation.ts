@@ -7,6 +7,7 @@
 import { posix } from 'node:path';
 import YAML from 'yaml';
 import type { FrameworkInfo } from './frameworks.ts';
+import { type ConfigError, mintlifyShapeErrors } from './mintlify-config.ts';
 import { readStaticModule } from './static-module.ts';
 
 export interface NavigationEntry {
@@ -26,7 +27,7 @@ export interface Navigation {
   /** False when the framework builds its navigation from the files (nothing to be missing from). */
   explicit: boolean;
   /** Why the config is invalid, with the line when known. */
-  errors: { line: number | null; message: string }[];
+  errors: ConfigError[];
   /** The content root the config sets (MkDocs docs_dir), when it moves the default one. */
   contentRoot: string | null;
   /** What was not read and why (a sidebar built in code), for the job's events; not problems. */
@@ -112,11 +113,7 @@ function readMintlify(nav: Navigation, text: string, dir: string, isDocsJson: bo
     return;
   }
   const fields = config as Record<string, unknown>;
-  const required = isDocsJson ? ['name', 'theme', 'navigation'] : ['name', 'navigation'];
-  for (const field of required) {
-    if (fields[field] === undefined)
-      nav.errors.push({ line: 1, message: `${basename(nav)} lacks the required field "${field}".` });
-  }
+  nav.errors.push(...mintlifyShapeErrors(fields, text, basename(nav), isDocsJson));
   nav.explicit = true;
   const pages: string[] = [];
   collectPages(fields.navigation, pages, false);

@@ -187,7 +187,7 @@ export function navigationRules(snapshot: DocsSnapshot): DocsProblem[] {
       file: nav.configPath,
       line: error.line,
       message: error.message,
-      hint: 'Fix the navigation config so the framework can read it.',
+      hint: error.hint ?? 'Fix the navigation config so the framework can read it.',
       subject: error.message,
     });
   }
@@ -219,7 +219,8 @@ export async function reachabilityRules(
 ): Promise<DocsProblem[]> {
   const problems: DocsProblem[] = [];
   const nav = snapshot.navigation;
-  if (!nav.explicit || nav.errors.length > 0) return problems;
+  // A config that could not be read leaves the navigation unknown; a wrong colour does not.
+  if (!nav.explicit || nav.errors.some((error) => !error.navigationRead)) return problems;
   const listed = new Set<string>();
   for (const entry of nav.entries) {
     const found = entry.candidates.find((c) => snapshot.files.has(c));

@@ -118,6 +118,39 @@ describe('breakage is reported as introduced', () => {
     assert.deepEqual(codes(result), ['nav_config docs.json']);
   });
 
+  test('mintlify: docs.json against its documented shape, each with its line and a hint', async () => {
+    const { after, read } = await site('mintlify');
+    const config = await read('docs.json');
+    const wrong = await after({
+      'docs.json': config.replace('"#0D9373"', '"teal"').replace('"name": "Acme"', '"name": 7'),
+      // The navigation was still read: a new page left out of it is still reported.
+      'setup/upgrade.mdx': '---\ntitle: Upgrade\n---\n\nSteps.\n',
+    });
+    assert.deepEqual(
+      wrong.introduced.map((p) => `${p.code} ${p.line} ${p.message}`),
+      [
+        'nav_config 4 "name" in docs.json must be a string.',
+        'nav_config 5 "colors.primary" in docs.json is not a hex color: "teal".',
+        'page_unreachable null The new page setup/upgrade.mdx is not in the navigation and no page in it links here.',
+      ],
+    );
+    assert.match(wrong.introduced[1]!.hint, /hex code beginning with #/);
+    const missing = await after({ 'docs.json': config.replace('"colors": { "primary": "#0D9373" },', '') });
+    assert.deepEqual(
+      missing.introduced.map((p) => `${p.code} ${p.message} ${p.hint}`),
+      [
+        'nav_config docs.json lacks the required field "colors.primary". Add "colors": { "primary": "#0D9373" } to docs.json (Mintlify requires name, theme, colors.primary and navigation).',
+      ],
+    );
+    const list = await after({
+      'docs.json': JSON.stringify({ ...JSON.parse(config), navigation: ['index'] }),
+    });
+    assert.deepEqual(
+      list.introduced.map((p) => p.message),
+      ['"navigation" in docs.json must be an object (groups, tabs, anchors or pages).'],
+    );
+  });
+
   test('docusaurus: a missing anchor, .md read as MDX, and a sidebar id without a page', async () => {
     const { after, read } = await site('docusaurus');
     const result = await after({

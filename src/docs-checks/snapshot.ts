@@ -29,6 +29,12 @@ export interface SnapshotOptions {
 
 /** Pages over this size are not parsed (a generated page); their links are not checked. */
 const MAX_PAGE_BYTES = 256 * 1024;
+/**
+ * Navigation configs larger than this are not read. A config is not a page: a 10,000-page site's
+ * docs.json is about 340 KiB, and under the pages' limit it was skipped without a word, leaving
+ * the navigation unchecked.
+ */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 /** Files read at once. */
 const READ_CONCURRENCY = 64;
 
@@ -79,7 +85,7 @@ export class DocsSnapshot {
     const files = new Set(source.files);
     const info = options.framework ? forcedFramework(files, options.framework) : detectFramework(files);
     const configs = navigationFiles(info).filter((path) => files.has(path));
-    const configTexts = await readTexts(source, configs);
+    const configTexts = await readTexts(source, configs, MAX_CONFIG_BYTES);
     return new DocsSnapshot({
       info,
       files,
@@ -103,7 +109,7 @@ export class DocsSnapshot {
     const configs = navigationFiles(this.info).filter((path) => files.has(path));
     const configTexts = new Map<string, string>();
     const reread = configs.filter((path) => paths.has(path));
-    for (const [path, text] of await readTexts(source, reread)) configTexts.set(path, text);
+    for (const [path, text] of await readTexts(source, reread, MAX_CONFIG_BYTES)) configTexts.set(path, text);
     for (const path of configs) {
       const text = this.#texts.get(path);
       if (!paths.has(path) && typeof text === 'string') configTexts.set(path, text);
@@ -148,6 +154,7 @@ export class DocsSnapshot {
     const read = await readTexts(
       this.#source,
       own.filter((path) => this.files.has(path)),
+      MAX_PAGE_BYTES,
     );
     for (const path of own) this.#texts.set(path, read.get(path) ?? null);
   }
@@ -241,14 +248,18 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-async function readTexts(source: DocsSource, paths: readonly string[]): Promise<Map<string, string>> {
+async function readTexts(
+  source: DocsSource,
+  paths: readonly string[],
+  maxBytes: number,
+): Promise<Map<string, string>> {
   const texts = new Map<string, string>();
   let next = 0;
   const worker = async () => {
     while (next < paths.length) {
       const path = paths[next++]!;
       const text = await source.read(path);
-      if (text !== null && text.length <= MAX_PAGE_BYTES) texts.set(path, text);
+      if (text !== null && text.length <= maxBytes) texts.set(path, text);
     }
   };
   await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, paths.length) }, worker));

@@ -112,6 +112,18 @@ describe('breakage is reported as introduced', () => {
     assert.deepEqual(codes(linked), []);
   });
 
+  test('mintlify: a docs.json larger than a page (a big site) is still read', async () => {
+    const { after, read } = await site('mintlify');
+    const config = JSON.parse(await read('docs.json'));
+    config.description = 'x'.repeat(300 * 1024);
+    config.navigation.tabs[1].groups[0].pages.push('api/errors');
+    const result = await after({ 'docs.json': JSON.stringify(config, null, 2) });
+    assert.deepEqual(
+      result.introduced.map((p) => `${p.code} ${p.file}:${p.line} ${p.subject}`),
+      ['nav_page_missing docs.json:36 api/errors'],
+    );
+  });
+
   test('mintlify: invalid JSON in docs.json', async () => {
     const { after, read } = await site('mintlify');
     const result = await after({ 'docs.json': (await read('docs.json')).replace('"theme"', 'theme') });

@@ -55,6 +55,8 @@ export interface AgentListConfig {
   refreshMs: number;
   /** Where the server syncs the list from on a schedule; null: no scheduled sync. */
   syncUrl: string | null;
+  /** Where the server syncs the AI-referrer list from on the same schedule; null: no scheduled sync. */
+  referrerSyncUrl?: string | null;
   syncIntervalMs: number;
   /** 0..1: the share of synced entries a sync may drop before it is refused. */
   maxDropShare: number;
@@ -171,6 +173,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): LoadedC
     agentList: {
       refreshMs: v.DOCWRIGHT_AGENT_LIST_REFRESH_SECONDS * 1000,
       syncUrl: v.DOCWRIGHT_AGENT_LIST_SYNC_URL ?? null,
+      referrerSyncUrl: v.DOCWRIGHT_REFERRER_LIST_SYNC_URL ?? null,
       syncIntervalMs: v.DOCWRIGHT_AGENT_LIST_SYNC_HOURS * 3_600_000,
       maxDropShare: v.DOCWRIGHT_AGENT_LIST_MAX_DROP_PERCENT / 100,
     },

@@ -135,7 +135,7 @@ export const SERVER_VARIABLES = {
     maximum: 3600,
     default: 30,
     description:
-      'How often each server process checks the database for a newer synced AI-agent list and switches to it, without a restart',
+      'How often each server process checks the database for a newer synced AI-agent list or AI-referrer list and switches to it, without a restart',
   }),
   DOCWRIGHT_AGENT_LIST_SYNC_URL: Type.Optional(
     checkedText(isHttpUrl, 'must be an http(s) URL', {
@@ -146,11 +146,20 @@ export const SERVER_VARIABLES = {
       docsNote: 'See [traffic classification](traffic-classification.md#keeping-the-list-current).',
     }),
   ),
+  DOCWRIGHT_REFERRER_LIST_SYNC_URL: Type.Optional(
+    checkedText(isHttpUrl, 'must be an http(s) URL', {
+      written: 'http(s) URL',
+      whenUnset: 'no scheduled sync, docwright agents sync --referrers by hand',
+      description:
+        "docwright serve syncs the AI-referrer list (assistants whose answers send readers, in data/ai-referrers.json's format) from this URL at start and every DOCWRIGHT_AGENT_LIST_SYNC_HOURS",
+      docsNote: 'See [AI referrals](analytics-referrals.md#keeping-the-list-current).',
+    }),
+  ),
   DOCWRIGHT_AGENT_LIST_SYNC_HOURS: Type.Integer({
     minimum: 1,
     maximum: 720,
     default: 24,
-    description: 'Hours between scheduled syncs of the AI-agent list',
+    description: 'Hours between scheduled syncs of the AI-agent list and the AI-referrer list',
   }),
   DOCWRIGHT_AGENT_LIST_MAX_DROP_PERCENT: Type.Integer({
     minimum: 0,

@@ -182,7 +182,7 @@ export const ANALYTICS_ERROR_CODES = {
   agent_list_refused: {
     status: 422,
     description:
-      'An AI-agent list sync (docwright agents sync) was refused and changed nothing: the list does not parse, holds no agents, or would drop more than the allowed share of the synced entries.',
+      'An AI-agent or AI-referrer list sync (docwright agents sync, with --referrers) was refused and changed nothing: the list does not parse, holds no entries, or would drop more than the allowed share of the synced entries.',
   },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -37,7 +37,9 @@ test('the list matches referrer hosts and their subdomains, and utm_source; noth
   assert.equal(utmSourceOf('/docs/a?x=1&utm_source=perplexity'), 'perplexity');
   assert.equal(utmSourceOf('/docs/a?utm_source=%E0%A4%A'), null, 'malformed escapes are ignored');
   assert.equal(utmSourceOf('/docs/a'), null);
-  const custom = new AiReferrers([{ name: 'X', operator: 'Y', hosts: ['x.example'], utmSources: [] }]);
+  const custom = new AiReferrers([
+    { name: 'X', operator: 'Y', hosts: ['x.example'], utmSources: [], sources: ['test'] },
+  ]);
   assert.equal(custom.assistantOf('https://a.b.x.example/', null)?.name, 'X');
 });
 

@@ -135,3 +135,40 @@ test('agents sync stores a version that agents list shows; a sync that would dro
   const after = await runJson<{ list: { version: number } }>(['agents', 'list', '--json'], syncEnv);
   assert.equal(after.list.version, 1);
 });
+
+test('agents sync --referrers stores a version of the AI-referrer list; without a source it says what to give', async () => {
+  const syncEnv = cliEnv({ DOCWRIGHT_DATA_DIR: join(dir, 'referrers') });
+  const list = join(dir, 'referrers.json');
+  const assistant = (name: string, host: string) => ({
+    name,
+    operator: 'Example',
+    hosts: [host],
+    utmSources: [],
+    sources: [`https://${host}/`],
+  });
+  writeFileSync(
+    list,
+    JSON.stringify({
+      assistants: [assistant('FirstAssistant', 'first.example'), assistant('ChatGPT', 'x.example')],
+    }),
+  );
+  const synced = await runJson<{ version: number; added: string[]; skipped: { token: string }[] }>(
+    ['agents', 'sync', '--referrers', '--from', list, '--json'],
+    syncEnv,
+  );
+  assert.deepEqual([synced.version, synced.added], [1, ['FirstAssistant']]);
+  assert.deepEqual(
+    synced.skipped.map((s) => s.token),
+    ['ChatGPT'],
+  );
+  // The agent list is untouched, and a refused list changes nothing.
+  const listing = await runJson<{ list: unknown }>(['agents', 'list', '--json'], syncEnv);
+  assert.equal(listing.list, null);
+  writeFileSync(list, JSON.stringify({ assistants: [assistant('Bad', 'com')] }));
+  const refused = await runCli(['agents', 'sync', '--referrers', '--from', list], syncEnv);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /AI-referrer list .* is invalid: .*nothing changed/);
+  const missing = await runCli(['agents', 'sync', '--referrers'], syncEnv);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /--referrers needs --from/);
+});

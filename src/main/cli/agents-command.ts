@@ -15,8 +15,10 @@ import {
 } from '../../modules/analytics/index.ts';
 import { type AgentListing, classificationWithExtraLists, listAgents } from '../commands/agents-list.ts';
 import { agentsStored, agentsSync, agentsUnrecognized } from '../commands/agents-sync.ts';
+import { referrersSync } from '../commands/referrers-sync.ts';
 import { runAdminCommand } from '../control/run-admin-command.ts';
 import { print, printJson, table } from './output.ts';
+import { UsageError } from './usage-error.ts';
 
 function verification(row: AgentListing['agents'][number]): string {
   const ways: string[] = [];
@@ -168,33 +170,47 @@ export function registerAgentsCommands(program: Command): void {
       'refuse when more than this share of the synced entries would go (default: DOCWRIGHT_AGENT_LIST_MAX_DROP_PERCENT, 20)',
       percent,
     )
+    .option(
+      '--referrers',
+      "sync the AI-referrer list instead (assistants whose answers send readers, in data/ai-referrers.json's format; default --from: DOCWRIGHT_REFERRER_LIST_SYNC_URL)",
+    )
     .option('--json', 'print the result as one JSON document')
     .addHelpText(
       'after',
       '\nA list that does not parse, or that would drop too many entries, is refused (exit 1) and\n' +
-        'changes nothing. Curated entries (data/ai-agents.json) always win on a shared token.\n\n' +
+        'changes nothing. Curated entries (data/ai-agents.json, data/ai-referrers.json) always win.\n\n' +
         'Examples:\n' +
         '  docwright agents sync\n' +
         '  docwright agents sync --from ./robots.json\n' +
-        '  docwright agents sync --from https://example.com/our-agents.json --max-drop-percent 50',
+        '  docwright agents sync --from https://example.com/our-agents.json --max-drop-percent 50\n' +
+        '  docwright agents sync --referrers --from ./our-referrers.json',
     )
-    .action(async (options: { from?: string; maxDropPercent?: number; json?: boolean }) => {
-      const config = withSecretKey(loadConfig());
-      const from = options.from ?? config.agentList.syncUrl ?? AI_ROBOTS_TXT_URL;
-      const source = /^https?:\/\//i.test(from) || isAbsolute(from) ? from : resolve(from);
-      let text: string;
-      try {
-        text = await readAgentListSource(source);
-      } catch (error) {
-        if (error instanceof AgentSyncRefused) throw analyticsErrors.agent_list_refused(error.message);
-        throw error;
-      }
-      const result = await runAdminCommand(config, agentsSync, {
-        text,
-        source,
-        maxDropPercent: options.maxDropPercent ?? Math.round(config.agentList.maxDropShare * 100),
-      });
-      if (options.json) printJson(result);
-      else print(renderSync(result, config.agentList.refreshMs / 1000));
-    });
+    .action(
+      async (options: { from?: string; maxDropPercent?: number; referrers?: boolean; json?: boolean }) => {
+        const config = withSecretKey(loadConfig());
+        const from = options.referrers
+          ? (options.from ?? config.agentList.referrerSyncUrl ?? null)
+          : (options.from ?? config.agentList.syncUrl ?? AI_ROBOTS_TXT_URL);
+        if (from === null) {
+          // No public list of assistants to default to, as ai.robots.txt is for agents.
+          throw new UsageError('--referrers needs --from <file-or-url> or DOCWRIGHT_REFERRER_LIST_SYNC_URL.');
+        }
+        const source = /^https?:\/\//i.test(from) || isAbsolute(from) ? from : resolve(from);
+        let text: string;
+        try {
+          text = await readAgentListSource(source);
+        } catch (error) {
+          if (error instanceof AgentSyncRefused) throw analyticsErrors.agent_list_refused(error.message);
+          throw error;
+        }
+        const input = {
+          text,
+          source,
+          maxDropPercent: options.maxDropPercent ?? Math.round(config.agentList.maxDropShare * 100),
+        };
+        const result = await runAdminCommand(config, options.referrers ? referrersSync : agentsSync, input);
+        if (options.json) printJson(result);
+        else print(renderSync(result, config.agentList.refreshMs / 1000));
+      },
+    );
 }

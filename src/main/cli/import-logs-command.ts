@@ -11,11 +11,13 @@ import {
   PRESETS,
   parseMapping,
   useSyncedAgents,
+  useSyncedReferrers,
 } from '../../modules/analytics/index.ts';
 import { classificationWithExtraLists } from '../commands/agents-list.ts';
 import { agentsStored } from '../commands/agents-sync.ts';
 import { renderImportSummary } from '../commands/import-logs-render.ts';
 import { importLogs } from '../commands/import-logs-run.ts';
+import { referrersStored } from '../commands/referrers-sync.ts';
 import { runAdminCommand } from '../control/run-admin-command.ts';
 import { print, printJson } from './output.ts';
 import { UsageError } from './usage-error.ts';
@@ -101,6 +103,10 @@ export function registerImportLogsCommand(program: Command): void {
         const stored = await runAdminCommand(config, agentsStored, {});
         if (stored !== null)
           useSyncedAgents(classification, { ...stored, syncedAt: new Date(stored.syncedAt) });
+        // And the synced AI-referrer list, so referrals from logs name the same assistants.
+        const referrers = await runAdminCommand(config, referrersStored, {});
+        if (referrers !== null)
+          useSyncedReferrers(classification, { ...referrers, syncedAt: new Date(referrers.syncedAt) });
         let result: Awaited<ReturnType<typeof importLogs>>;
         try {
           result = await importLogs(config, {

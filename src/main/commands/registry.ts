@@ -13,6 +13,7 @@ import { projectsCreate } from './projects-create.ts';
 import { projectsList } from './projects-list.ts';
 import { projectsListSecrets, projectsSetSecret, projectsUnsetSecret } from './projects-secrets.ts';
 import { projectsUpdate } from './projects-update.ts';
+import { referrersStored, referrersSync } from './referrers-sync.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each command has its own input type; the socket checks it against the command's schema
 const ALL: AdminCommand<any, unknown>[] = [
@@ -30,6 +31,8 @@ const ALL: AdminCommand<any, unknown>[] = [
   agentsSync,
   agentsStored,
   agentsUnrecognized,
+  referrersSync,
+  referrersStored,
 ];
 
 export const ADMIN_COMMANDS: ReadonlyMap<string, AdminCommand> = new Map(ALL.map((c) => [c.name, c]));

@@ -10,6 +10,7 @@ import {
 } from '../../contract/index.ts';
 import type { Database } from '../../db/database.ts';
 import type { AgentCatalog } from './agent-catalog.ts';
+import { type AiReferrers, curatedAiReferrers } from './classification/ai-referrers.ts';
 import { reportedRange, resolveHourRange } from './export-range.ts';
 import { crawlsAndReferrals } from './operators.ts';
 import { type AgentPage, readPage } from './store/index.ts';
@@ -81,6 +82,7 @@ export async function exportAgents(
   projectId: string,
   request: AgentsRequest,
   catalog: AgentCatalog,
+  referrers: AiReferrers = curatedAiReferrers(),
 ): Promise<AgentReport> {
   const range = resolveHourRange(request.dateFrom, request.dateTo);
   const limit = request.limit ?? DEFAULT_VIEWS_LIMIT;
@@ -124,7 +126,7 @@ export async function exportAgents(
       for (const f of VIEW_FORMATS) totalSplit[f] += counts[f];
     }
   }
-  const operators = crawlsAndReferrals(everyAgent, read.referred, catalog);
+  const operators = crawlsAndReferrals(everyAgent, read.referred, catalog, referrers);
   return {
     totals: split ? { ...totals, formats: totalSplit } : totals,
     agents: rows.slice(0, limit).map((row) => ({

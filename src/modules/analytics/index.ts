@@ -18,7 +18,9 @@ export {
   type ClassificationContext,
   createClassificationContext,
   useSyncedAgents,
+  useSyncedReferrers,
 } from './classification/context.ts';
+export { selectLatestReferrerList, syncReferrerList } from './classification/referrer-sync.ts';
 export type { AgentCategory } from './classification/types.ts';
 export { analyticsErrors } from './errors.ts';
 export { reportedRange, resolveHourRange } from './export-range.ts';

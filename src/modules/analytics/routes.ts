@@ -41,6 +41,7 @@ import type { App, AppContext } from '../../http/context.ts';
 import { errorResponses } from '../../http/openapi.ts';
 import { type AgentCatalog, curatedAgentCatalog } from './agent-catalog.ts';
 import { type AgentsRequest, exportAgents } from './agents.ts';
+import { curatedAiReferrers } from './classification/ai-referrers.ts';
 import { exportMcpTools } from './mcp-tools.ts';
 import { exportFormat } from './negotiate.ts';
 import { exportReferrals } from './referrals.ts';
@@ -104,6 +105,8 @@ export function registerAnalyticsRoutes(
 ): void {
   const { db } = context;
   const catalog = options.agentCatalog ?? curatedAgentCatalog();
+  // Read per request: a synced AI-referrer version replaces the context's list.
+  const referrers = () => context.classification?.referrers ?? curatedAiReferrers();
   app.addSchema(PageViewReportSchema);
   app.addSchema(AgentReportSchema);
   app.addSchema(TimeseriesReportSchema);
@@ -217,7 +220,7 @@ export function registerAnalyticsRoutes(
     querystring: ViewsQuerySchema,
     schemaRef: 'ReferralReport',
     answer: 'The AI referral report.',
-    run: (projectId, query) => exportReferrals(db, projectId, query),
+    run: (projectId, query) => exportReferrals(db, projectId, query, referrers()),
     csv: { columns: REFERRALS_CSV_COLUMNS, rows: (report) => report.referrals.map(referralsCsvRow) },
   });
 
@@ -228,7 +231,7 @@ export function registerAnalyticsRoutes(
     querystring: AgentsQuerySchema,
     schemaRef: 'AgentReport',
     answer: 'The AI-agent report.',
-    run: (projectId, query) => exportAgents(db, projectId, query as AgentsRequest, catalog),
+    run: (projectId, query) => exportAgents(db, projectId, query as AgentsRequest, catalog, referrers()),
     csv: { columns: AGENTS_CSV_COLUMNS, rows: (report) => report.agents.map(agentsCsvRow) },
   });
 

@@ -16,39 +16,20 @@ import {
   loadAgentListDocument,
   parseAgentListDocument,
 } from './agent-list.ts';
+import type { AgentListFormat } from './agent-list-queries.ts';
 import {
-  type AgentListFormat,
-  insertAgentListVersion,
-  type StoredAgentList,
-  selectLatestAgentList,
-} from './agent-list-queries.ts';
+  AgentSyncRefused,
+  checkDrop,
+  type PreparedList,
+  parseListText,
+  type SyncResult,
+  storeSyncedList,
+} from './list-sync.ts';
 import { curatedNames, parseRobotsJson } from './robots-json.ts';
 
-export class AgentSyncRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'AgentSyncRefused';
-  }
-}
+export { AgentSyncRefused, checkDrop, type SyncResult };
 
-export interface PreparedSync {
-  format: AgentListFormat;
-  entries: AgentEntry[];
-  skipped: { token: string; reason: string }[];
-}
-
-export interface SyncResult {
-  /** The version now in use; the previous one when nothing changed. */
-  version: number;
-  changed: boolean;
-  source: string;
-  format: AgentListFormat;
-  entries: number;
-  added: string[];
-  removed: string[];
-  skipped: { token: string; reason: string }[];
-  syncedAt: string;
-}
+export type PreparedSync = PreparedList<AgentEntry, AgentListFormat>;
 
 /** What a stored entry keeps: the list's own fields, not the compiled ranges or origin. */
 function entryOf(agent: Agent): AgentEntry {
@@ -56,28 +37,9 @@ function entryOf(agent: Agent): AgentEntry {
   return entry;
 }
 
-/** JSON with object keys sorted: jsonb gives keys back in its own order. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  );
-}
-
-function parseDocument(text: string, source: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new AgentSyncRefused(
-      `The list from ${source} is not JSON (${(error as Error).message}); nothing changed.`,
-    );
-  }
-}
-
 /** The source's entries in docwright's format, without what the curated list covers. */
 export function prepareSync(text: string, source: string, curated: AgentListDocument): PreparedSync {
-  const document = parseDocument(text, source);
+  const document = parseListText(text, source);
   const isOwnFormat =
     typeof document === 'object' &&
     document !== null &&
@@ -120,33 +82,6 @@ export function prepareSync(text: string, source: string, curated: AgentListDocu
   return { format: isOwnFormat ? 'docwright' : 'robots_json', entries, skipped };
 }
 
-/**
- * Refuses a sync that would drop more than maxDropShare (0..1) of the stored entries. Entries the
- * curated list now covers (a release added them) are not dropped: they are still matched.
- */
-export function checkDrop(
-  previous: Pick<StoredAgentList, 'entries'> | null,
-  next: readonly AgentEntry[],
-  maxDropShare: number,
-  source: string,
-  covered: ReadonlySet<string> = new Set(),
-): void {
-  if (previous === null || previous.entries.length === 0) return;
-  const kept = new Set(next.map((entry) => entry.name.toLowerCase()));
-  const dropped = previous.entries.filter(
-    (entry) => !kept.has(entry.name.toLowerCase()) && !covered.has(entry.name.toLowerCase()),
-  ).length;
-  const share = dropped / previous.entries.length;
-  if (share > maxDropShare) {
-    throw new AgentSyncRefused(
-      `The list from ${source} would drop ${dropped} of the ${previous.entries.length} synced entries ` +
-        `(${Math.round(share * 100)}%), more than the ${Math.round(maxDropShare * 100)}% allowed ` +
-        '(DOCWRIGHT_AGENT_LIST_MAX_DROP_PERCENT, or --max-drop-percent); nothing changed. ' +
-        'Check that the source is the list you meant.',
-    );
-  }
-}
-
 export interface SyncOptions {
   /** The list's text, already read from its file or URL. */
   text: string;
@@ -158,34 +93,15 @@ export interface SyncOptions {
 }
 
 /** Stores the next version unless it equals the current one; throws AgentSyncRefused. */
-export async function syncAgentList(db: Database, options: SyncOptions): Promise<SyncResult> {
+export async function syncAgentList(
+  db: Database,
+  options: SyncOptions,
+): Promise<SyncResult<AgentListFormat>> {
   const curated = options.curated ?? loadAgentListDocument();
   const prepared = prepareSync(options.text, options.source, curated);
-  const covered = curatedNames(curated.agents, curated.notAi);
-  return db.transaction(async (tx) => {
-    const previous = await selectLatestAgentList(tx);
-    checkDrop(previous, prepared.entries, options.maxDropShare, options.source, covered);
-    const before = new Set((previous?.entries ?? []).map((entry) => entry.name));
-    const after = new Set(prepared.entries.map((entry) => entry.name));
-    const added = [...after].filter((name) => !before.has(name));
-    const removed = [...before].filter((name) => !after.has(name));
-    const base = {
-      source: options.source,
-      format: prepared.format,
-      entries: prepared.entries.length,
-      added,
-      removed,
-      skipped: prepared.skipped,
-    };
-    if (previous !== null && canonical(previous.entries) === canonical(prepared.entries)) {
-      return {
-        ...base,
-        version: previous.version,
-        changed: false,
-        syncedAt: previous.syncedAt.toISOString(),
-      };
-    }
-    const stored = await insertAgentListVersion(tx, { ...prepared, source: options.source });
-    return { ...base, version: stored.version, changed: true, syncedAt: stored.syncedAt.toISOString() };
+  return storeSyncedList(db, 'agent_list_versions', prepared, {
+    source: options.source,
+    maxDropShare: options.maxDropShare,
+    covered: curatedNames(curated.agents, curated.notAi),
   });
 }

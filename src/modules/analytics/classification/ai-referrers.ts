@@ -2,21 +2,108 @@
 // assistant added to the link, matched against data/ai-referrers.json. Only the host of a referrer
 // is ever looked at (and only the assistant's name is kept); the rest of the URL is not read.
 // Referrers repeat (every reader of a search engine sends the same one), so verdicts are memoised.
+// The curated list and a synced one (referrer-sync.ts) are checked by the same rules.
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Type } from 'typebox';
+import { Value } from 'typebox/value';
 
 export interface Assistant {
   name: string;
   operator: string;
 }
 
-interface ListEntry {
+/** One assistant of the list, as data/ai-referrers.json and a synced version hold it. */
+export interface ReferrerEntry {
   name: string;
   operator: string;
   hosts: string[];
   utmSources: string[];
+  sources: string[];
+  notes?: string;
 }
 
-const LIST_URL = new URL('../../../../data/ai-referrers.json', import.meta.url);
+export const DEFAULT_REFERRER_LIST_PATH = fileURLToPath(
+  new URL('../../../../data/ai-referrers.json', import.meta.url),
+);
+
+// A host as a referrer carries it: lower case, at least two labels, no port or path (matching is on
+// the host and its parent domains, so "com" alone would claim every .com referrer).
+const HOST_PATTERN = '^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$';
+
+const EntrySchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    operator: Type.String({ minLength: 1, maxLength: 100 }),
+    hosts: Type.Array(Type.String({ maxLength: 253, pattern: HOST_PATTERN })),
+    utmSources: Type.Array(Type.String({ minLength: 1, maxLength: 100 })),
+    sources: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+    notes: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+const ListSchema = Type.Object({
+  description: Type.Optional(Type.String()),
+  compiledOn: Type.Optional(Type.String()),
+  assistants: Type.Array(EntrySchema),
+});
+
+export class ReferrerListError extends Error {
+  constructor(source: string, problems: string[]) {
+    super(`AI-referrer list ${source} is invalid: ${problems.join('; ')}`);
+    this.name = 'ReferrerListError';
+  }
+}
+
+/**
+ * Checks a parsed list: its shape, and that every assistant can match something and no host,
+ * utm_source or name belongs to two assistants (which one a view went to would depend on order).
+ */
+export function parseReferrerListDocument(document: unknown, source: string): ReferrerEntry[] {
+  if (!Value.Check(ListSchema, document)) {
+    const problems = [...Value.Errors(ListSchema, document)]
+      .slice(0, 10)
+      .map((error) => `${error.instancePath || '/'} ${error.message}`);
+    throw new ReferrerListError(source, problems);
+  }
+  const entries = (document as { assistants: ReferrerEntry[] }).assistants;
+  checkEntries(entries, source);
+  return entries;
+}
+
+/** The rules across entries; also applied to the curated list and a synced one put together. */
+export function checkEntries(entries: readonly ReferrerEntry[], source: string): void {
+  const problems: string[] = [];
+  const owners = new Map<string, string>();
+  const claim = (key: string, name: string) => {
+    const owner = owners.get(key);
+    if (owner !== undefined && owner !== name) problems.push(`${key} belongs to both ${owner} and ${name}`);
+    owners.set(key, name);
+  };
+  const names = new Set<string>();
+  for (const entry of entries) {
+    if (names.has(entry.name.toLowerCase())) problems.push(`${entry.name} is listed twice`);
+    names.add(entry.name.toLowerCase());
+    if (entry.hosts.length === 0 && entry.utmSources.length === 0) {
+      problems.push(`${entry.name}: no hosts or utmSources, so it can never match`);
+    }
+    for (const host of entry.hosts) claim(`host ${host}`, entry.name);
+    for (const utm of entry.utmSources) claim(`utm_source ${utm.toLowerCase()}`, entry.name);
+  }
+  if (problems.length > 0) throw new ReferrerListError(source, problems.slice(0, 10));
+}
+
+/** Reads and checks a list in docwright's format from a file. */
+export function loadReferrerList(path: string = DEFAULT_REFERRER_LIST_PATH): ReferrerEntry[] {
+  let document: unknown;
+  try {
+    document = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ReferrerListError(path, [`cannot be read as JSON (${(error as Error).message})`]);
+  }
+  return parseReferrerListDocument(document, path);
+}
 /** Referrers remembered before the memo is emptied, and the longest one remembered (bounded memory). */
 const MEMO_LIMIT = 10_000;
 const MEMO_MAX_LENGTH = 512;
@@ -29,8 +116,14 @@ export class AiReferrers {
   readonly #memo = new Map<string, Assistant | null>();
   /** Every assistant of the list, by name. */
   readonly assistants = new Map<string, Assistant>();
+  /** The entries it was built from, curated first. */
+  readonly entries: readonly ReferrerEntry[];
+  /** The curated entries alone, which a newer synced version is added to. */
+  readonly curated: readonly ReferrerEntry[];
 
-  constructor(entries: readonly ListEntry[]) {
+  constructor(entries: readonly ReferrerEntry[], curated: readonly ReferrerEntry[] = entries) {
+    this.entries = entries;
+    this.curated = curated;
     for (const entry of entries) {
       const assistant = { name: entry.name, operator: entry.operator };
       this.assistants.set(entry.name, assistant);
@@ -84,11 +177,8 @@ export function utmSourceOf(target: string | undefined): string | null {
 
 let curated: AiReferrers | null = null;
 
-/** The list shipped in data/ai-referrers.json, read once. */
+/** The list shipped in data/ai-referrers.json, read and checked once. */
 export function curatedAiReferrers(): AiReferrers {
-  if (curated === null) {
-    const parsed = JSON.parse(readFileSync(LIST_URL, 'utf8')) as { assistants: ListEntry[] };
-    curated = new AiReferrers(parsed.assistants);
-  }
+  curated ??= new AiReferrers(loadReferrerList());
   return curated;
 }

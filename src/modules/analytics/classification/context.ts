@@ -7,6 +7,8 @@
 
 import { type Agent, DEFAULT_AGENT_LIST_PATH, loadAgentList, toAgents } from './agent-list.ts';
 import type { StoredAgentList } from './agent-list-queries.ts';
+import { AiReferrers, curatedAiReferrers, type ReferrerEntry } from './ai-referrers.ts';
+import type { StoredListVersion } from './list-versions.ts';
 import { loadRobotsJson, type RobotsJsonLoad } from './robots-json.ts';
 import { UserAgentClassifier } from './user-agent-verdict.ts';
 import { type WebBotAuthOptions, WebBotAuthVerifier } from './web-bot-auth/verifier.ts';
@@ -34,6 +36,10 @@ export interface ClassificationContext {
   generation: number;
   /** The synced version in use; null while only the curated and extra lists are. */
   agentList: AgentListVersion | null;
+  /** AI assistants whose answers send readers: the curated list, then the synced one. */
+  referrers: AiReferrers;
+  /** The synced AI-referrer version in use; null while only the curated list is. */
+  referrerList: AgentListVersion | null;
   /** The curated and extra lists, which a synced version is added to. */
   readonly baseAgents: readonly Agent[];
   readonly userAgentCacheSize: number | undefined;
@@ -44,6 +50,8 @@ export interface ClassificationContextOptions {
   agentListPath?: string;
   /** Agents given directly instead of read from agentListPath (tests). */
   agents?: readonly Agent[];
+  /** The curated AI-referrer list; defaults to data/ai-referrers.json. */
+  referrers?: AiReferrers;
   /** Paths of extra lists in the ai.robots.txt robots.json format. */
   extraLists?: readonly string[];
   /** Distinct user-agent strings kept in the classification cache. */
@@ -91,6 +99,8 @@ export function createClassificationContext(
     skipped,
     generation: 0,
     agentList: null,
+    referrers: options.referrers ?? curatedAiReferrers(),
+    referrerList: null,
     baseAgents: agents,
     userAgentCacheSize: options.userAgentCacheSize,
   };
@@ -118,4 +128,33 @@ export function useSyncedAgents(context: ClassificationContext, stored: StoredAg
     entries: stored.entries.length,
   };
   context.generation++;
+}
+
+/**
+ * Puts a stored synced AI-referrer version behind the curated list, in one step. Entries the
+ * curated list gained since the sync (a release added the assistant) are left to it.
+ */
+export function useSyncedReferrers(
+  context: ClassificationContext,
+  stored: StoredListVersion<ReferrerEntry, string>,
+): void {
+  const curated = context.referrers.curated;
+  const names = new Set(curated.map((entry) => entry.name.toLowerCase()));
+  const hosts = new Set(curated.flatMap((entry) => entry.hosts));
+  const utms = new Set(curated.flatMap((entry) => entry.utmSources.map((utm) => utm.toLowerCase())));
+  const synced = stored.entries
+    .filter((entry) => !names.has(entry.name.toLowerCase()))
+    .map((entry) => ({
+      ...entry,
+      hosts: entry.hosts.filter((host) => !hosts.has(host)),
+      utmSources: entry.utmSources.filter((utm) => !utms.has(utm.toLowerCase())),
+    }))
+    .filter((entry) => entry.hosts.length > 0 || entry.utmSources.length > 0);
+  context.referrers = new AiReferrers([...curated, ...synced], curated);
+  context.referrerList = {
+    version: stored.version,
+    source: stored.source,
+    syncedAt: stored.syncedAt.toISOString(),
+    entries: stored.entries.length,
+  };
 }

@@ -6,7 +6,6 @@ import type { Queryable } from '../../../db/database.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
 import { hourOf } from '../../../util/time.ts';
 import { findProject } from '../../projects/index.ts';
-import { curatedAiReferrers } from '../classification/ai-referrers.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import { classifyRecord } from '../classification/pipeline.ts';
 import type { GroupCommitWriter } from '../ingest/group-commit.ts';
@@ -119,7 +118,7 @@ export async function collectView(deps: CollectDependencies, view: PageView): Pr
     },
   ]);
   if (outcome.class === 'human') {
-    const assistant = curatedAiReferrers().assistantOf(view.referrer, view.utmSource);
+    const assistant = deps.classification.referrers.assistantOf(view.referrer, view.utmSource);
     if (assistant !== null)
       sums.referrals.add(view.projectId, hourOf(at) / 1000, assistant.name, outcome.path, 1);
   }

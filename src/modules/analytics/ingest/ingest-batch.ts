@@ -5,7 +5,6 @@
 
 import { type IngestResult, MAX_RECORDS } from '../../../contract/index.ts';
 import { hourOf } from '../../../util/time.ts';
-import { curatedAiReferrers } from '../classification/ai-referrers.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import { mcpCallOutcome } from '../classification/mcp-call.ts';
 import { classifyRecordNow } from '../classification/pipeline.ts';
@@ -68,7 +67,12 @@ export async function ingestBatch(
   checkRecordCount(items.length);
   const receivedAt = deps.now();
   const hasher = deps.visitorSalts === undefined ? null : await deps.visitorSalts.hasherAt(receivedAt);
-  const tally = new RollupTally(projectId, hasher, curatedAiReferrers(), deps.writer.committedVisitors);
+  const tally = new RollupTally(
+    projectId,
+    hasher,
+    deps.classification.referrers,
+    deps.writer.committedVisitors,
+  );
   const profiles = userAgentProfilesOf(deps.classification);
   const unrecognized = new UnrecognizedTally();
   // Set at the first record that waits on a key directory: from there on, outcomes are held

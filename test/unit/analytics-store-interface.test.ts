@@ -8,16 +8,19 @@ import * as store from '../../src/modules/analytics/store/index.ts';
 
 test("the analytics store exports only its interface's functions and classes", () => {
   // The records the producers build (ViewSums; VisitorSalts and CommittedVisitors for visitor
-  // ids), add views (addViews, stageViews and the merger ingest runs), read a page, read a series.
+  // ids, and the hasher and day helpers log import uses for past days), add views (addViews, stageViews and the merger ingest runs), read a page, read a series.
   assert.deepEqual(Object.keys(store).sort(), [
     'CommittedVisitors',
     'StagedViewMerger',
     'ViewSums',
+    'VisitorHasher',
     'VisitorSalts',
     'addViews',
+    'currentDaySalt',
     'readExtent',
     'readPage',
     'readSeries',
     'stageViews',
+    'utcDayOf',
   ]);
 });

@@ -1,8 +1,14 @@
-// The two admin commands behind `docwright import-logs`: read the ledger of some logs, and apply
-// one chunk. The CLI runs them on its own database, or sends them to the running server that
+// The admin commands behind `docwright import-logs`: read the ledger of some logs, apply one
+// chunk, and give the current day's visitor salt (the importer hashes that day's lines with it;
+// the control socket is the server owner's alone, who can read the salt table anyway). The CLI runs them on its own database, or sends them to the running server that
 // holds the embedded database (they are listed in registry.ts for that).
 import { Type } from 'typebox';
-import { applyChunk, ImportChunkSchema, readLedgerEntries } from '../../modules/analytics/index.ts';
+import {
+  applyChunk,
+  currentDaySaltHex,
+  ImportChunkSchema,
+  readLedgerEntries,
+} from '../../modules/analytics/index.ts';
 import { defineAdminCommand } from './admin-command.ts';
 
 export const importLogsLedger = defineAdminCommand({
@@ -21,4 +27,13 @@ export const importLogsChunk = defineAdminCommand({
   name: 'import-logs chunk',
   input: ImportChunkSchema,
   run: (db, input) => applyChunk(db, input),
+});
+
+export const importLogsSalt = defineAdminCommand({
+  name: 'import-logs salt',
+  input: Type.Object(
+    { day: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }) },
+    { additionalProperties: false },
+  ),
+  run: (db, input) => currentDaySaltHex(db, input.day),
 });

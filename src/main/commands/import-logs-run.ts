@@ -14,6 +14,7 @@ import {
   openLogSource,
   type ProgressTarget,
   type SourceSummary,
+  visitorIdsOf,
 } from '../../modules/analytics/index.ts';
 import { openImportSink } from './import-logs-sink.ts';
 
@@ -47,6 +48,8 @@ export async function importLogs(
   try {
     // A mistyped project fails here, before any log is read.
     await sink.readLedger(request.projectId, []);
+    // One set of past-day salts for the run: two logs of the same day share their readers.
+    const visitorIds = visitorIdsOf(sink);
     for (const file of request.files) {
       let source: Awaited<ReturnType<typeof openLogSource>>;
       try {
@@ -61,6 +64,7 @@ export async function importLogs(
         parse: parserFor(),
         classification: request.classification,
         sink,
+        visitorIds,
         ...(request.chunkLimits ? { chunkLimits: request.chunkLimits } : {}),
         ...(request.malformedListed !== undefined ? { malformedListed: request.malformedListed } : {}),
         ...(progress ? { onProgress: (p) => progress.update(p.lines, p.bytesRead) } : {}),

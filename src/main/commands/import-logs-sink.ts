@@ -13,10 +13,15 @@ import type { Config } from '../../config/config.ts';
 import { DataDirLockedError, type LockHolder, readLockHolder } from '../../db/data-dir-lock.ts';
 import { type OpenedDatabase, openDatabase } from '../../db/open.ts';
 import type { ImportChunk, ImportSink, LedgerEntry } from '../../modules/analytics/index.ts';
-import { applyChunk, type ChunkOutcome, readLedgerEntries } from '../../modules/analytics/index.ts';
+import {
+  applyChunk,
+  type ChunkOutcome,
+  currentDaySaltHex,
+  readLedgerEntries,
+} from '../../modules/analytics/index.ts';
 import { ControlConnectionError, sendToServer } from '../control/control-client.ts';
 import { isShortLivedHolder, WAIT_FOR_SHORT_HOLDER_MS } from '../open-when-free.ts';
-import { importLogsChunk, importLogsLedger } from './import-logs-commands.ts';
+import { importLogsChunk, importLogsLedger, importLogsSalt } from './import-logs-commands.ts';
 
 const POLL_MS = 150;
 /** Times one call is sent again after the server went away or its answer was lost. */
@@ -102,6 +107,9 @@ export async function openImportSink(config: Pick<Config, 'databaseUrl' | 'dataD
     },
     applyChunk(chunk: ImportChunk) {
       return call<ChunkOutcome>(importLogsChunk.name, chunk, (opened) => applyChunk(opened.db, chunk));
+    },
+    currentDaySalt(day: string) {
+      return call<string | null>(importLogsSalt.name, { day }, (opened) => currentDaySaltHex(opened.db, day));
     },
     async close() {
       if (where.kind === 'database') await where.opened.close();

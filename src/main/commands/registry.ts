@@ -5,7 +5,7 @@
 // the server answers them itself.
 import type { AdminCommand } from './admin-command.ts';
 import { agentsStored, agentsSync, agentsUnrecognized } from './agents-sync.ts';
-import { importLogsChunk, importLogsLedger } from './import-logs-commands.ts';
+import { importLogsChunk, importLogsLedger, importLogsSalt } from './import-logs-commands.ts';
 import { keysCreate } from './keys-create.ts';
 import { keysList } from './keys-list.ts';
 import { keysRevoke } from './keys-revoke.ts';
@@ -28,6 +28,7 @@ const ALL: AdminCommand<any, unknown>[] = [
   keysRevoke,
   importLogsLedger,
   importLogsChunk,
+  importLogsSalt,
   agentsSync,
   agentsStored,
   agentsUnrecognized,

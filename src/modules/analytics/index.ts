@@ -25,7 +25,7 @@ export type { AgentCategory } from './classification/types.ts';
 export { analyticsErrors } from './errors.ts';
 export { reportedRange, resolveHourRange } from './export-range.ts';
 export { type ImportChunk, ImportChunkSchema } from './import/chunk.ts';
-export { readLedgerEntries } from './import/database-sink.ts';
+export { currentDaySaltHex, readLedgerEntries } from './import/database-sink.ts';
 export {
   FORMATS,
   type FormatChoice,
@@ -41,6 +41,7 @@ export {
   importSource,
   type SourceSummary,
   totalDrops,
+  visitorIdsOf,
 } from './import/importer.ts';
 export type { FieldMap } from './import/json-format.ts';
 export { applyChunk, type ChunkOutcome } from './import/ledger.ts';

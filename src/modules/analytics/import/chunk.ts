@@ -43,6 +43,24 @@ export const ChunkUnrecognizedSchema = Type.Object({
 });
 export type ChunkUnrecognized = Static<typeof ChunkUnrecognizedSchema>;
 
+/** The distinct visitor ids of one (hour, class, page): keyed hashes, never addresses (visitor-days.ts). */
+export const ChunkVisitorsSchema = Type.Object({
+  hour: Type.String({ minLength: 1, maxLength: 40 }),
+  trafficClass: Type.Union([Type.Literal('human'), Type.Literal('ai')]),
+  path: Type.String({ minLength: 1, maxLength: 4096 }),
+  ids: Type.Array(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), { minItems: 1 }),
+});
+export type ChunkVisitors = Static<typeof ChunkVisitorsSchema>;
+
+/** Human views of one (hour, page) an AI assistant referred (its name only, never the referrer). */
+export const ChunkReferralSchema = Type.Object({
+  hour: Type.String({ minLength: 1, maxLength: 40 }),
+  assistant: Type.String({ minLength: 1, maxLength: 100 }),
+  path: Type.String({ minLength: 1, maxLength: 4096 }),
+  views: Type.Integer({ minimum: 1 }),
+});
+export type ChunkReferral = Static<typeof ChunkReferralSchema>;
+
 /** Most rows one chunk may carry; the importer flushes well before (see importer.ts). */
 export const MAX_CHUNK_ROWS = 20_000;
 
@@ -59,6 +77,10 @@ export const ImportChunkSchema = Type.Object({
   rows: Type.Array(ChunkRowSchema, { maxItems: MAX_CHUNK_ROWS }),
   /** For the unknown-agents report, counted exactly once with the chunk's views. */
   unrecognized: Type.Optional(Type.Array(ChunkUnrecognizedSchema, { maxItems: MAX_CHUNK_ROWS })),
+  /** Visitor ids for the sketches (absent in chunks of CLIs before they were kept). */
+  visitors: Type.Optional(Type.Array(ChunkVisitorsSchema, { maxItems: MAX_CHUNK_ROWS })),
+  /** Referred human views for /referrals. */
+  referrals: Type.Optional(Type.Array(ChunkReferralSchema, { maxItems: MAX_CHUNK_ROWS })),
   /** What the chunk's lines were, added to the ledger's totals. */
   stats: Type.Object({
     accepted: Type.Integer({ minimum: 0 }),

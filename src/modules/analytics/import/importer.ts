@@ -4,6 +4,7 @@
 // chunk in flight, and the next run starts exactly where the ledger stands.
 import { createHash, type Hash } from 'node:crypto';
 import { HOUR_MS } from '../../../util/time.ts';
+import { utmSourceOf } from '../classification/ai-referrers.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import { classifyRecord } from '../classification/pipeline.ts';
 import { DROP_REASONS, type DropReason, type TrafficClass } from '../classification/types.ts';
@@ -14,6 +15,7 @@ import type { ParsedLine } from './parsed-line.ts';
 import { type ChunkLimits, PendingChunk } from './pending-chunk.ts';
 import type { ImportSink, LedgerEntry } from './sink.ts';
 import { displayName, type LogSource } from './source.ts';
+import { ImportVisitorIds } from './visitor-days.ts';
 
 /** Requests before this are taken as a misread time (the web did not exist). */
 const EARLIEST_MS = Date.UTC(1991, 0, 1);
@@ -35,6 +37,16 @@ export interface ImportOptions {
   /** Called after each batch of lines and each commit, for a progress display. */
   onProgress?: (progress: { lines: number; bytesRead: number }) => void;
   now?: () => number;
+  /** Visitor ids per day of the lines; one for the whole run (several logs) when given. */
+  visitorIds?: ImportVisitorIds;
+}
+
+/** The run's visitor ids from a sink's current-day salt (visitor-days.ts). */
+export function visitorIdsOf(sink: ImportSink): ImportVisitorIds {
+  return new ImportVisitorIds(async (day) => {
+    const hex = await sink.currentDaySalt(day);
+    return hex === null ? null : Buffer.from(hex, 'hex');
+  });
 }
 
 export interface SourceSummary {
@@ -121,6 +133,7 @@ class SourceImport {
   /** Where the ledger stands for this log: the first lines committed, by this run or before. */
   #position: LogPosition = { lines: 0, sha256: EMPTY_SHA256 };
   #chunk = new PendingChunk();
+  readonly #visitorIds: ImportVisitorIds;
 
   constructor(source: LogSource, options: ImportOptions) {
     this.#source = source;
@@ -130,6 +143,7 @@ class SourceImport {
     this.#now = options.now ?? Date.now;
     this.#name = displayName(source.name);
     this.#summary = emptySummary(source.name === '-' ? '-' : source.name, 'empty');
+    this.#visitorIds = options.visitorIds ?? visitorIdsOf(options.sink);
   }
 
   async readAll(): Promise<void> {
@@ -208,9 +222,21 @@ class SourceImport {
     if (record.timestamp !== undefined && (at < EARLIEST_MS || at > this.#now() + FUTURE_SLACK_MS)) {
       return this.#malformed(`implausible time ${new Date(at).toISOString()}`);
     }
-    const outcome = await classifyRecord(record, this.#options.classification);
-    if ('drop' in outcome) chunk.addDropped(outcome.drop);
-    else chunk.addView(outcome, record.userAgent, at, this.#options.classification, record.accept);
+    const { classification, projectId } = this.#options;
+    const outcome = await classifyRecord(record, classification);
+    if ('drop' in outcome) return chunk.addDropped(outcome.drop);
+    // As ingest: humans and AI agents have visitors, humans may be referred by an assistant.
+    let visitorId: number | null = null;
+    let assistant: string | null = null;
+    if (outcome.class !== 'bot') {
+      const hasher = await this.#visitorIds.hasherAt(at);
+      visitorId = hasher.id(projectId, outcome.class, record.ip, record.userAgent);
+    }
+    if (outcome.class === 'human') {
+      const utmSource = utmSourceOf(record.url ?? record.path);
+      assistant = classification.referrers.assistantOf(record.referrer, utmSource)?.name ?? null;
+    }
+    chunk.addView(outcome, record.userAgent, at, classification, record.accept, { visitorId, assistant });
   }
 
   #malformed(reason: string): void {

@@ -59,6 +59,26 @@ function unrecognizedRows(chunk: ImportChunk): UnrecognizedRowInput[] {
   });
 }
 
+/** Whole seconds of the UTC hour an ISO time is in; a bad time is the chunk's fault (400). */
+function hourSecondsOf(text: string, what: string): number {
+  const ms = new Date(text).getTime();
+  if (Number.isNaN(ms))
+    throw httpErrors.invalid_body(`${what} of the chunk has an unreadable hour "${text}".`);
+  return Math.floor(ms / 3_600_000) * 3600;
+}
+
+/** Adds the chunk's visitor ids and referred views to the sums the store writes. */
+function addVisitorsAndReferrals(chunk: ImportChunk, sums: ViewSums): void {
+  (chunk.visitors ?? []).forEach((set, index) => {
+    const hour = hourSecondsOf(set.hour, `Visitor set ${index}`);
+    for (const id of set.ids) sums.visitors.add(chunk.projectId, hour, set.trafficClass, set.path, id);
+  });
+  (chunk.referrals ?? []).forEach((row, index) => {
+    const hour = hourSecondsOf(row.hour, `Referral ${index}`);
+    sums.referrals.add(chunk.projectId, hour, row.assistant, row.path, row.views);
+  });
+}
+
 export async function applyChunk(db: Database, chunk: ImportChunk): Promise<ChunkOutcome> {
   if (chunk.to.lines <= chunk.from.lines) {
     throw httpErrors.invalid_body(
@@ -94,6 +114,8 @@ export async function applyChunk(db: Database, chunk: ImportChunk): Promise<Chun
       views: row.views,
     };
   });
+
+  addVisitorsAndReferrals(chunk, sums);
 
   return db.transaction(async (tx) => {
     await getProject(tx, chunk.projectId);

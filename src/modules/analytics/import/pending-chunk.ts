@@ -5,7 +5,20 @@ import { hourOf } from '../../../util/time.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import type { ClassifiedView, DropReason, TrafficClass } from '../classification/types.ts';
 import { viewFormatOf } from '../classification/view-format.ts';
-import type { ChunkRow, ChunkUnrecognized, ImportChunk, LogPosition } from './chunk.ts';
+import type {
+  ChunkReferral,
+  ChunkRow,
+  ChunkUnrecognized,
+  ChunkVisitors,
+  ImportChunk,
+  LogPosition,
+} from './chunk.ts';
+
+/** What a view adds besides its count: its visitor's id and the assistant that referred it. */
+export interface ViewExtras {
+  visitorId: number | null;
+  assistant: string | null;
+}
 
 export interface ChunkLimits {
   /** Lines per chunk at most: a crash re-reads at most this many. */
@@ -29,6 +42,10 @@ export interface CommittedCounts {
 
 export class PendingChunk {
   readonly rows = new Map<string, ChunkRow>();
+  /** Per hour, class and page: the distinct visitor ids. */
+  readonly visitors = new Map<string, Omit<ChunkVisitors, 'ids'> & { ids: Set<number> }>();
+  /** Per hour, assistant and page: referred human views. */
+  readonly referrals = new Map<string, ChunkReferral>();
   /** Per lower-case product and class: views of unknown automated-looking user agents. */
   readonly unrecognized = new Map<string, ChunkUnrecognized>();
   /** The estimated JSON size of the chunk. */
@@ -71,12 +88,19 @@ export class PendingChunk {
     atMs: number,
     classification: ClassificationContext,
     accept?: string,
+    extras: ViewExtras = { visitorId: null, assistant: null },
   ): void {
     this.recognised++;
     this.accepted++;
     this.byClass[outcome.class]++;
     this.#countUnrecognized(outcome, userAgent, atMs, classification);
     const hour = new Date(hourOf(atMs)).toISOString();
+    if (extras.visitorId !== null && outcome.class !== 'bot') {
+      this.#addVisitor(hour, outcome.class, outcome.path, extras.visitorId);
+    }
+    if (extras.assistant !== null && outcome.class === 'human') {
+      this.#addReferral(hour, extras.assistant, outcome.path);
+    }
     // A log line is a request for a page: html, markdown (.md, Accept) or an llms.txt file.
     const format = viewFormatOf(outcome.path, outcome.markdown, accept);
     const key = `${hour}\n${outcome.path}\n${outcome.class}\n${outcome.agent}\n${outcome.verification}\n${format}`;
@@ -108,6 +132,10 @@ export class PendingChunk {
       to,
       rows: [...this.rows.values()],
       ...(this.unrecognized.size > 0 ? { unrecognized: [...this.unrecognized.values()] } : {}),
+      ...(this.visitors.size > 0
+        ? { visitors: [...this.visitors.values()].map((v) => ({ ...v, ids: [...v.ids] })) }
+        : {}),
+      ...(this.referrals.size > 0 ? { referrals: [...this.referrals.values()] } : {}),
       stats: { accepted: this.accepted, dropped: this.dropped, malformed: this.malformed },
     };
   }
@@ -124,6 +152,28 @@ export class PendingChunk {
     }
     for (const entry of this.malformedLines) {
       if (counts.malformedLines.length < malformedListed) counts.malformedLines.push(entry);
+    }
+  }
+
+  #addVisitor(hour: string, visitorClass: 'human' | 'ai', path: string, id: number): void {
+    const key = `${hour}\n${visitorClass}\n${path}`;
+    const found = this.visitors.get(key);
+    if (found === undefined) {
+      this.visitors.set(key, { hour, trafficClass: visitorClass, path, ids: new Set([id]) });
+      this.bytes += Buffer.byteLength(path) + 80;
+    } else if (!found.ids.has(id)) {
+      found.ids.add(id);
+      this.bytes += 18; // an id below 2^53 is at most 16 digits, and a comma
+    }
+  }
+
+  #addReferral(hour: string, assistant: string, path: string): void {
+    const key = `${hour}\n${assistant}\n${path}`;
+    const found = this.referrals.get(key);
+    if (found !== undefined) found.views++;
+    else {
+      this.referrals.set(key, { hour, assistant, path, views: 1 });
+      this.bytes += Buffer.byteLength(path) + assistant.length + 70;
     }
   }
 

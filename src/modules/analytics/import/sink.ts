@@ -21,5 +21,10 @@ export interface ImportSink {
   /** The ledger rows of these logs (none for an empty list; checks that the project exists). */
   readLedger(projectId: string, fingerprints: string[]): Promise<LedgerEntry[]>;
   applyChunk(chunk: ImportChunk): Promise<ChunkOutcome>;
+  /**
+   * The stored visitor salt of `day` (YYYY-MM-DD) when it is the current UTC day where the
+   * database is, as hex; null for any other day (visitor-days.ts).
+   */
+  currentDaySalt(day: string): Promise<string | null>;
   close(): Promise<void>;
 }

@@ -6,8 +6,11 @@
 //
 //   the records     ViewSums: a batch of views summed per key, with their non-html formats and
 //                   MCP calls (McpCall), AI referrals and visitor ids; built by the producers
-//                   (rows: PageViewCount). VisitorSalts gives the day's VisitorHasher for the ids.
-//   add views       addViews (straight to the levels, in the caller's transaction: log import),
+//                   (rows: PageViewCount). VisitorSalts gives the day's VisitorHasher for the ids;
+//                   log import hashes past days itself (VisitorHasher, utcDayOf) and takes the
+//                   current day's stored salt (currentDaySalt), so its ids match ingest's.
+//   add views       addViews (straight to the levels and sketches, in the caller's transaction:
+//                   log import),
 //                   stageViews (ingest: one row in the group's transaction, merged later by the
 //                   StagedViewMerger the writer runs; CommittedVisitors keeps ids it staged)
 //   read a page     readPage(report: paths, agents, referrals, mcp-calls, visitors): one page and
@@ -29,6 +32,6 @@ export type { PageViewCount } from './rollups.ts';
 export { type StagedMergerOptions, StagedViewMerger } from './staged-merger.ts';
 export { stageViews } from './staged-views.ts';
 export { ViewSums } from './view-sums.ts';
-export { type VisitorHasher, VisitorSalts } from './visitor-ids.ts';
+export { currentDaySalt, utcDayOf, VisitorHasher, VisitorSalts } from './visitor-ids.ts';
 export { CommittedVisitors } from './visitor-memo.ts';
 export type { VisitorSets } from './visitor-sets.ts';

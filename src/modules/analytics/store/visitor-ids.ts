@@ -3,8 +3,8 @@
 // address are one visitor, whatever it calls itself. The salt is random (32 bytes), made for the
 // UTC day a view is received on, kept in visitor_salts (secret: never logged nor answered) and
 // deleted once that day is over, so ids of two days cannot be linked, and an id cannot be turned
-// back into an address by trying them all. Views received the same day share a salt whatever
-// their own timestamps (a log import's old views included).
+// back into an address by trying them all. Views ingested the same day share a salt whatever
+// their own timestamps; a log import hashes by each line's own day (import/visitor-days.ts).
 import { hash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../../../db/database.ts';
 import { StringFrontTable } from '../classification/string-front-table.ts';
@@ -137,7 +137,7 @@ export class VisitorSalts {
 
   /** The hasher for views received at `nowMs`. */
   async hasherAt(nowMs: number): Promise<VisitorHasher> {
-    const day = new Date(Math.floor(nowMs / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
+    const day = utcDayOf(nowMs);
     if (day === this.#day && this.#hasher !== null) return this.#hasher;
     this.#loading ??= this.#load(day).finally(() => {
       this.#loading = null;
@@ -148,14 +148,27 @@ export class VisitorSalts {
   }
 
   async #load(day: string): Promise<VisitorHasher> {
-    await deleteSaltsBefore(this.#db, day);
-    let salt = await selectSalt(this.#db, day);
-    if (salt === null) {
-      await insertSalt(this.#db, day, randomBytes(32).toString('hex'));
-      salt = await selectSalt(this.#db, day);
-    }
-    this.#hasher = new VisitorHasher(salt!);
+    this.#hasher = new VisitorHasher(await currentDaySalt(this.#db, day));
     this.#day = day;
     return this.#hasher;
   }
+}
+
+/** The UTC day (YYYY-MM-DD) of a time. */
+export function utcDayOf(ms: number): string {
+  return new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The salt of `day`, the current UTC day, made when missing (another process's wins); the salts
+ * of the days before are deleted. Ingest and a log import's lines of the current day share it.
+ */
+export async function currentDaySalt(db: Queryable, day: string): Promise<Uint8Array> {
+  await deleteSaltsBefore(db, day);
+  let salt = await selectSalt(db, day);
+  if (salt === null) {
+    await insertSalt(db, day, randomBytes(32).toString('hex'));
+    salt = await selectSalt(db, day);
+  }
+  return salt!;
 }

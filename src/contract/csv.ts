@@ -7,6 +7,7 @@
 // they are; they are never negative here. No run-time imports: the client loads this file.
 import type { AgentReport, PageViewReport } from './analytics.ts';
 import type { UsageGroup, UsageReport } from './usage.ts';
+import type { ViewFormat } from './view-formats.ts';
 
 export type CsvCell = string | number | null;
 
@@ -28,6 +29,39 @@ export function viewsCsvRow(row: PageViewReport['views'][number]): CsvCell[] {
 /** One line of the agents export, in AGENTS_CSV_COLUMNS order. */
 export function agentsCsvRow(row: AgentReport['agents'][number]): CsvCell[] {
   return [row.agent, row.operator, row.category, row.verified, row.unverified, row.total];
+}
+
+/** The format filter and split of an agents export, as asked (docs/analytics-formats.md). */
+export interface AgentsCsvFormats {
+  format?: ViewFormat | undefined;
+  split?: 'format' | undefined;
+}
+
+// VIEW_FORMATS' order, written out: this file has no run-time imports.
+const FORMAT_COLUMNS = ['html', 'markdown', 'llms', 'mcp'] as const satisfies readonly ViewFormat[];
+
+/**
+ * The agents export's columns for a request: AGENTS_CSV_COLUMNS, then `format` (the filter the
+ * counts are of) with a format filter, then one column per format with split=format. Without
+ * either, exactly AGENTS_CSV_COLUMNS.
+ */
+export function agentsCsvColumns(asked: AgentsCsvFormats = {}): string[] {
+  return [
+    ...AGENTS_CSV_COLUMNS,
+    ...(asked.format !== undefined ? ['format'] : []),
+    ...(asked.split === 'format' ? FORMAT_COLUMNS : []),
+  ];
+}
+
+/** One line of the agents export in agentsCsvColumns(asked) order. */
+export function agentsCsvRowFor(
+  asked: AgentsCsvFormats = {},
+): (row: AgentReport['agents'][number]) => CsvCell[] {
+  return (row) => [
+    ...agentsCsvRow(row),
+    ...(asked.format !== undefined ? [asked.format] : []),
+    ...(asked.split === 'format' ? FORMAT_COLUMNS.map((format) => row.formats?.[format] ?? 0) : []),
+  ];
 }
 
 /** The usage export's columns: the group's key (day, model or job) first. */

@@ -491,7 +491,7 @@ export class DocwrightClient {
       (page) => this.#rangeRequest(projectId, 'agents', page, formatQuery(options)),
       options,
       (page: AgentReport) => ({
-        csv: agentsToCsv(page.agents),
+        csv: agentsToCsv(page.agents, options),
         rows: page.agents.length,
         hasMore: page.hasMore,
       }),

@@ -2,7 +2,9 @@
 // ones the server's CSV answers follow, so both give the same bytes for the same rows.
 import {
   AGENTS_CSV_COLUMNS,
-  agentsCsvRow,
+  type AgentsCsvFormats,
+  agentsCsvColumns,
+  agentsCsvRowFor,
   csvCell,
   csvLine,
   toCsv,
@@ -29,8 +31,9 @@ export function visitorsToCsv(rows: Iterable<VisitorRow>): string {
   return toCsv(VISITORS_CSV_COLUMNS, mapRows(rows, visitorsCsvRow));
 }
 
-export function agentsToCsv(rows: Iterable<AgentRow>): string {
-  return toCsv(AGENTS_CSV_COLUMNS, mapRows(rows, agentsCsvRow));
+/** With a format filter or split (as asked of the export), their columns too: the server's bytes. */
+export function agentsToCsv(rows: Iterable<AgentRow>, asked: AgentsCsvFormats = {}): string {
+  return toCsv(agentsCsvColumns(asked), mapRows(rows, agentsCsvRowFor(asked)));
 }
 
 export function mcpToolsToCsv(rows: Iterable<McpToolRow>): string {

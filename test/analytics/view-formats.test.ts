@@ -266,6 +266,66 @@ await forEachBackend('view formats and MCP calls', ({ db }) => {
     );
     assert.deepEqual(edge.totals, { calls: 0 });
 
+    // The agents CSV carries what was asked: the format filter's name, the split's columns; as
+    // the JSON says. Without either, the columns are the ones they always were.
+    const agentsCsv = async (query: string) => {
+      const res = await app.inject({
+        method: 'GET',
+        url: `${base}/agents${DAY}${query}`,
+        headers: { ...bearer(readKey), accept: 'text/csv' },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.body.split('\r\n').filter((line) => line !== '');
+    };
+    const plainCsv = await agentsCsv('');
+    assert.equal(plainCsv[0], 'agent,operator,category,verified,unverified,total');
+    const splitJson = await get(app, readKey, `${base}/agents${DAY}&format=markdown&split=format`);
+    assert.ok(splitJson.agents.length > 0);
+    const splitCsv = await agentsCsv('&format=markdown&split=format');
+    assert.equal(
+      splitCsv[0],
+      'agent,operator,category,verified,unverified,total,format,html,markdown,llms,mcp',
+    );
+    assert.deepEqual(
+      splitCsv.slice(1),
+      splitJson.agents.map(
+        (a: {
+          agent: string;
+          operator: string | null;
+          category: string | null;
+          verified: number;
+          unverified: number;
+          total: number;
+          formats: Record<string, number>;
+        }) =>
+          [
+            a.agent,
+            a.operator ?? '',
+            a.category ?? '',
+            a.verified,
+            a.unverified,
+            a.total,
+            'markdown',
+            a.formats.html,
+            a.formats.markdown,
+            a.formats.llms,
+            a.formats.mcp,
+          ].join(','),
+      ),
+    );
+    assert.ok(
+      splitCsv.slice(1).some((line) => !line.endsWith(',0,0,0,0')),
+      'some markdown views',
+    );
+    assert.equal(
+      (await agentsCsv('&split=format'))[0],
+      'agent,operator,category,verified,unverified,total,html,markdown,llms,mcp',
+    );
+    assert.equal(
+      (await agentsCsv('&format=llms'))[0],
+      'agent,operator,category,verified,unverified,total,format',
+    );
+
     // A bad format filter is refused, naming the parameter.
     const bad = await app.inject({
       method: 'GET',

@@ -80,7 +80,11 @@ test('client: agents and timeseries take format and split; the filtered answers 
   }
   assert.equal(sum, split.totals.total);
   const csv = await client.agentsCsv(projectId, { format: 'markdown' });
-  assert.equal(csv, 'agent,operator,category,verified,unverified,total\r\nGPTBot,OpenAI,training,0,1,1\r\n');
+  // The filter's format is a column of its own (docs/analytics-formats.md#filter-and-split).
+  assert.equal(
+    csv,
+    'agent,operator,category,verified,unverified,total,format\r\nGPTBot,OpenAI,training,0,1,1,markdown\r\n',
+  );
   const series = await client.timeseries(projectId, {
     format: 'llms',
     split: 'format',

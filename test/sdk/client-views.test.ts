@@ -209,6 +209,12 @@ await forEachBackend('typed client: analytics', ({ db }) => {
     const csv = await client.agentsCsv(projectId, { pageSize: 2 });
     assert.equal(csv, agentsToCsv(single.agents));
     assert.equal(parseCsv(csv).length, 4);
+    // With the format split asked, the server's CSV has its columns, as the client writes them.
+    const asked = { format: 'html' as const, split: 'format' as const };
+    const splitCsv = await client.agentsCsv(projectId, { pageSize: 2, ...asked });
+    const splitRows = (await client.agentsReport(projectId, asked)).agents;
+    assert.equal(splitCsv, agentsToCsv(splitRows, asked));
+    assert.deepEqual(parseCsv(splitCsv)[0]?.slice(6), ['format', 'html', 'markdown', 'llms', 'mcp']);
     // Day 1 only: one agent.
     const day1 = await client.agentsReport(projectId, { dateFrom: '2026-01-05', dateTo: '2026-01-06' });
     assert.deepEqual(

@@ -3,11 +3,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import {
-  AGENTS_CSV_COLUMNS,
   type AgentReport,
   AgentReportSchema,
   AgentsQuerySchema,
-  agentsCsvRow,
+  agentsCsvColumns,
+  agentsCsvRowFor,
   type CsvCell,
   MAX_TIMESERIES_BUCKETS,
   MAX_VIEWS_LIMIT,
@@ -156,7 +156,11 @@ export function registerAnalyticsRoutes(
     schemaRef: string;
     answer: string;
     run: (projectId: string, query: ViewsRequest) => Promise<Report>;
-    csv: { columns: readonly string[]; rows: (report: Report) => readonly (readonly CsvCell[])[] };
+    csv: {
+      /** The header; a function when the request's options add columns (the agents' formats). */
+      columns: readonly string[] | ((query: ViewsRequest) => readonly string[]);
+      rows: (report: Report, query: ViewsRequest) => readonly (readonly CsvCell[])[];
+    };
   }) =>
     app.get(
       `/v1/analytics/:projectId/${report.name}`,
@@ -185,8 +189,8 @@ export function registerAnalyticsRoutes(
           reply,
           { limit, offset, hasMore: answer.hasMore },
           `${report.name}.csv`,
-          report.csv.columns,
-          report.csv.rows(answer),
+          typeof report.csv.columns === 'function' ? report.csv.columns(query) : report.csv.columns,
+          report.csv.rows(answer, query),
         );
       },
     );
@@ -227,12 +231,15 @@ export function registerAnalyticsRoutes(
   pagedReport<AgentReport>({
     name: 'agents',
     summary: 'Export AI-agent views, verified and unverified',
-    description: `AI views per agent over a date range, with the agent's operator and category, how many views were verified (published IP ranges or Web Bot Auth) and, with split=format, how they split by format (html, markdown, llms, mcp); format counts only the views served in that format. ${PAGING} agents are ordered by total descending, then agent ascending.`,
+    description: `AI views per agent over a date range, with the agent's operator and category, how many views were verified (published IP ranges or Web Bot Auth) and, with split=format, how they split by format (html, markdown, llms, mcp); format counts only the views served in that format; in CSV, format adds a format column and split=format the columns html, markdown, llms and mcp. ${PAGING} agents are ordered by total descending, then agent ascending.`,
     querystring: AgentsQuerySchema,
     schemaRef: 'AgentReport',
     answer: 'The AI-agent report.',
     run: (projectId, query) => exportAgents(db, projectId, query as AgentsRequest, catalog, referrers()),
-    csv: { columns: AGENTS_CSV_COLUMNS, rows: (report) => report.agents.map(agentsCsvRow) },
+    csv: {
+      columns: (query) => agentsCsvColumns(query as AgentsRequest),
+      rows: (report, query) => report.agents.map(agentsCsvRowFor(query as AgentsRequest)),
+    },
   });
 
   pagedReport<McpToolReport>({

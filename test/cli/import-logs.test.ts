@@ -277,6 +277,42 @@ describe('import-logs while `docwright serve` holds the embedded database', () =
     assert.ok(commands.length >= 1, 'the server applied the chunks');
   });
 
+  test("today's lines take the server's stored visitor salt through the control socket", async () => {
+    const now = Date.now();
+    const clf = (ms: number) => {
+      const d = new Date(ms);
+      const two = (n: number) => String(n).padStart(2, '0');
+      const month = d.toLocaleString('en-US', { month: 'short', timeZone: 'UTC' });
+      return `${two(d.getUTCDate())}/${month}/${d.getUTCFullYear()}:${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} +0000`;
+    };
+    const ua = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
+    const line = (ms: number, target: string) =>
+      `198.51.100.9 - - [${clf(ms)}] "GET ${target} HTTP/1.1" 200 10 "https://chatgpt.com/" "${ua}"\n`;
+    const path = join(logDir, 'today.log');
+    writeFileSync(path, line(now - 2000, '/today') + line(now - 1000, '/today'));
+    const result = await runCli(['import-logs', '--project', projectId, path], env);
+    assert.equal(result.code, 0, result.stderr);
+    const day = new Date(now).toISOString().slice(0, 10);
+    const next = new Date(now + 86_400_000).toISOString().slice(0, 10);
+    const visitors = await apiGet(
+      `${server.url}/v1/analytics/${projectId}/visitors?dateFrom=${day}&dateTo=${next}`,
+      key,
+    );
+    assert.deepEqual(((await visitors.json()) as { totals: unknown }).totals, { human: 1, ai: 0, total: 1 });
+    const referrals = await apiGet(
+      `${server.url}/v1/analytics/${projectId}/referrals?dateFrom=${day}&dateTo=${next}`,
+      key,
+    );
+    assert.deepEqual(((await referrals.json()) as { totals: unknown }).totals, { views: 2 });
+    assert.ok(
+      server
+        .stdout()
+        .split('\n')
+        .some((l) => l.includes('"admin command"') && l.includes('import-logs salt')),
+      'the salt came from the server',
+    );
+  });
+
   test('kill -9 of the import midway, then a re-run: exact counts', async () => {
     const before = await totals();
     const big = bigLog(60_000);

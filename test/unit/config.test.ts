@@ -138,6 +138,7 @@ test('the agent list: refresh every 30 s, no scheduled sync, 20% drop bound by d
   assert.deepEqual(defaults, {
     refreshMs: 30_000,
     syncUrl: null,
+    referrerSyncUrl: null,
     syncIntervalMs: 86_400_000,
     maxDropShare: 0.2,
   });
@@ -145,6 +146,7 @@ test('the agent list: refresh every 30 s, no scheduled sync, 20% drop bound by d
     {
       DOCWRIGHT_AGENT_LIST_REFRESH_SECONDS: '5',
       DOCWRIGHT_AGENT_LIST_SYNC_URL: 'https://lists.example/robots.json',
+      DOCWRIGHT_REFERRER_LIST_SYNC_URL: 'https://lists.example/ai-referrers.json',
       DOCWRIGHT_AGENT_LIST_SYNC_HOURS: '6',
       DOCWRIGHT_AGENT_LIST_MAX_DROP_PERCENT: '50',
     },
@@ -153,6 +155,7 @@ test('the agent list: refresh every 30 s, no scheduled sync, 20% drop bound by d
   assert.deepEqual(set, {
     refreshMs: 5_000,
     syncUrl: 'https://lists.example/robots.json',
+    referrerSyncUrl: 'https://lists.example/ai-referrers.json',
     syncIntervalMs: 21_600_000,
     maxDropShare: 0.5,
   });
@@ -162,13 +165,15 @@ test('the agent list: refresh every 30 s, no scheduled sync, 20% drop bound by d
         {
           DOCWRIGHT_AGENT_LIST_REFRESH_SECONDS: '0',
           DOCWRIGHT_AGENT_LIST_SYNC_URL: 'ftp://x',
+          DOCWRIGHT_REFERRER_LIST_SYNC_URL: 'file:///x',
           DOCWRIGHT_AGENT_LIST_MAX_DROP_PERCENT: '101',
         },
         tmp(),
       ),
     (error: unknown) =>
       error instanceof ConfigError &&
-      error.problems.length === 3 &&
+      error.problems.length === 4 &&
+      /REFERRER_LIST_SYNC_URL must be an http\(s\) URL/.test(error.problems.join()) &&
       /REFRESH_SECONDS/.test(error.problems.join()) &&
       /SYNC_URL must be an http\(s\) URL/.test(error.problems.join()) &&
       /MAX_DROP_PERCENT/.test(error.problems.join()),

@@ -15,7 +15,7 @@ import { lineParserFactory } from '../../src/modules/analytics/import/formats.ts
 import { importSource } from '../../src/modules/analytics/import/importer.ts';
 import { openLogSource } from '../../src/modules/analytics/import/source.ts';
 import { exportReferrals } from '../../src/modules/analytics/referrals.ts';
-import { recordVisitorsIn, VisitorSalts, VisitorSets } from '../../src/modules/analytics/store/index.ts';
+import { addViews, ViewSums, VisitorSalts } from '../../src/modules/analytics/store/index.ts';
 import { exportVisitors } from '../../src/modules/analytics/visitors.ts';
 import { seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
@@ -138,9 +138,9 @@ await forEachBackend('visitors and referrals from log import', ({ db }) => {
       CHROME,
     );
     assert.ok(ingestId !== null);
-    const sets = new VisitorSets();
-    sets.add(project.id, Math.floor(now / HOUR) * 3600, 'human', '/t', ingestId);
-    await db().transaction((tx) => recordVisitorsIn(tx, sets));
+    const sums = new ViewSums();
+    sums.visitors.add(project.id, Math.floor(now / HOUR) * 3600, 'human', '/t', ingestId);
+    await db().transaction((tx) => addViews(tx, sums));
     assert.deepEqual((await visitors(project.id, today, tomorrow)).totals, { human: 1, ai: 0, total: 1 });
     // While another reader's id is one more.
     const other = (await new VisitorSalts(db()).hasherAt(now)).id(
@@ -149,9 +149,9 @@ await forEachBackend('visitors and referrals from log import', ({ db }) => {
       '198.51.100.8',
       CHROME,
     );
-    const more = new VisitorSets();
-    more.add(project.id, Math.floor(now / HOUR) * 3600, 'human', '/t', other!);
-    await db().transaction((tx) => recordVisitorsIn(tx, more));
+    const more = new ViewSums();
+    more.visitors.add(project.id, Math.floor(now / HOUR) * 3600, 'human', '/t', other!);
+    await db().transaction((tx) => addViews(tx, more));
     assert.deepEqual((await visitors(project.id, today, tomorrow)).totals, { human: 2, ai: 0, total: 2 });
   });
 });

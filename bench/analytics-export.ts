@@ -5,9 +5,11 @@
 // transaction per hour of traffic; copies the same views into a raw events table (one row per
 // event); then measures GET /v1/analytics/{id}/views through the real HTTP app (app.inject: routing,
 // auth, validation, serialisation; no socket) for page 1 and page 100 over several ranges, against
-// the plain GROUP BY over the raw events measured in the same run. The first request of a range
-// builds its ranking (reported as *_cold_page1); the following ones read it (p50/p99); and the
-// alternative without rankings, the page summed from the levels (*_levels_only_page1_p50). Also:
+// the plain GROUP BY over the raw events measured in the same run. The first page 1 of a range is
+// found without a ranking (*_cold_page1, then repeated: *_page1_no_ranking_*); the first page 100
+// builds the ranking (*_cold_page100_builds); the following requests read it (p50/p99); the first
+// page 1 built as before (a ranking) and found without one, alternated in the store
+// (*_cold_page1_store_*); and the page summed from the levels (*_levels_only_page1_p50). Also:
 // the agents export and an hourly time series against their GROUP BYs, and the write rate with the
 // levels (and with live rankings) against hourly rows alone, on the same traffic.
 //
@@ -17,6 +19,8 @@
 //   PATHS=50000        distinct paths
 //   BACKENDS=postgres,pglite
 //   SAMPLES=100        timed export requests per (range, page); BASELINE_SAMPLES=3 per baseline figure
+//   COLD_ROUNDS=3      alternated first-page-1 rounds per range (ranking build against none)
+//   LOAD_HOURS=1       hours of traffic per load transaction (6 loads about twice as fast)
 // PostgreSQL: a fresh database on TEST_DATABASE_URL's server (default postgres@127.0.0.1:5432),
 // dropped afterwards.
 
@@ -28,6 +32,7 @@ import { openPostgres } from '../src/db/postgres.ts';
 import type { App } from '../src/http/context.ts';
 import { writeHourlyOnly } from '../src/modules/analytics/store/level-writes.ts';
 import { splitRange } from '../src/modules/analytics/store/range-split.ts';
+import { readPathPage } from '../src/modules/analytics/store/reads.ts';
 import { selectPathViewsPageFromLevels } from '../src/modules/analytics/store/report-queries.ts';
 // The store's internals, for the comparisons only a benchmark makes (hourly rows alone, the page
 // summed from the levels); the service uses store/index.ts.
@@ -65,6 +70,10 @@ const PGLITE_SCALE = env('PGLITE_SCALE', 0.1);
 const PATHS = Math.round(env('PATHS', 50_000));
 const SAMPLES = Math.round(env('SAMPLES', 100));
 const BASELINE_SAMPLES = Math.round(env('BASELINE_SAMPLES', 3));
+const COLD_ROUNDS = Math.round(env('COLD_ROUNDS', 3));
+// Hours of traffic per write while loading: the same sums in fewer, larger transactions (a quicker
+// load; pg_load_rate then no longer measures one ingest commit per hour).
+const LOAD_HOURS = Math.round(env('LOAD_HOURS', 1));
 const BACKENDS = (process.env.BACKENDS ?? 'postgres,pglite').split(',').map((b) => b.trim());
 
 const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
@@ -133,10 +142,15 @@ async function load(db: Database, shape: TrafficShape): Promise<{ rate: number; 
   let events = 0;
   const start = process.hrtime.bigint();
   let lastReport = Date.now();
+  let batch: TrafficHour['rows'] = [];
+  let hours = 0;
   for (const hour of hourlyTraffic(shape)) {
-    const result = await recordPageViews(db, hour.rows);
-    keys += result.keys;
+    batch.push(...hour.rows);
     events += hour.events;
+    if (++hours % LOAD_HOURS !== 0 && hours < shape.hours) continue;
+    const result = await recordPageViews(db, batch);
+    keys += result.keys;
+    batch = [];
     if (Date.now() - lastReport > 15_000) {
       lastReport = Date.now();
       log(`  loading: ${events.toLocaleString('en')} of ${shape.events.toLocaleString('en')} events`);
@@ -159,7 +173,8 @@ async function measureWrites(db: Database, app: App, prefix: string, eventsPerDa
   const hourlyOnly = (await seedProject(db)).project.id;
   const withLevels = (await seedProject(db)).project.id;
   const withRankings = await seedProject(db);
-  // Four live rankings that cover the hours written, as four dashboards open on the project would.
+  // Four live rankings that cover the hours written, as four dashboards open on the project would
+  // (page 100: first pages are found without a ranking, so they build none).
   for (const bounds of [
     { from: null, to: null },
     { from: iso(END - 7 * DAY), to: null },
@@ -169,7 +184,7 @@ async function measureWrites(db: Database, app: App, prefix: string, eventsPerDa
     await get(
       app,
       withRankings.readKey,
-      `/v1/analytics/${withRankings.project.id}/views?${query(bounds, 0)}`,
+      `/v1/analytics/${withRankings.project.id}/views?${query(bounds, 99 * LIMIT)}`,
     );
   }
   const rate = async (write: (hour: TrafficHour) => Promise<unknown>, projectId: string) => {
@@ -239,7 +254,13 @@ async function run(backend: string, scale: number): Promise<void> {
     try {
       const views = `/v1/analytics/${projectId}/views`;
       for (const range of RANGES) {
+        // Page 1 with no ranking: found from the top of the range's buckets (store/top-paths.ts),
+        // first cold, then repeated (a client that only reads page 1 never builds a ranking).
         const cold = await get(app, seeded.readKey, `${views}?${query(range.bounds, 0)}`);
+        const top1 = await samples(SAMPLES, () =>
+          get(app, seeded.readKey, `${views}?${query(range.bounds, 0)}`),
+        );
+        // Page 100 builds the range's ranking (what the first page 1 used to do).
         const page100Offset = 99 * LIMIT;
         const page100 = await get(app, seeded.readKey, `${views}?${query(range.bounds, page100Offset)}`);
         const warm1 = await samples(SAMPLES, () =>
@@ -270,8 +291,44 @@ async function run(backend: string, scale: number): Promise<void> {
             offset: 0,
           }),
         );
+        // Before and after in one run, alternated: the first page 1 of the range building its
+        // ranking (as before top-paths.ts) against finding it without one; rankings dropped
+        // before each (months stay sealed once sealed).
+        const coldBuild: number[] = [];
+        const coldTop: number[] = [];
+        for (let round = 0; round < COLD_ROUNDS; round++) {
+          for (const build of [true, false]) {
+            await db.query('DELETE FROM page_view_rankings WHERE project_id = $1', [projectId]);
+            const ms = await timed(() =>
+              readPathPage(
+                db,
+                projectId,
+                hourRange,
+                { limit: LIMIT + 1, offset: 0 },
+                build ? { topPathsMaxRows: 0 } : {},
+              ),
+            );
+            (build ? coldBuild : coldTop).push(ms);
+          }
+        }
         const n = `${prefix}_views_${range.name}`;
         figures.push(figureLine(`${n}_cold_page1`, cold.ms, 'ms', percentile(base1, 50)));
+        figures.push(
+          figureLine(`${n}_page1_no_ranking_p50`, percentile(top1, 50), 'ms', percentile(base1, 50)),
+        );
+        figures.push(
+          figureLine(`${n}_page1_no_ranking_p99`, percentile(top1, 99), 'ms', percentile(base1, 99)),
+        );
+        figures.push(figureLine(`${n}_cold_page100_builds`, page100.ms, 'ms', percentile(base100, 50)));
+        figures.push(
+          figureLine(
+            `${n}_cold_page1_store_top_p50`,
+            percentile(coldTop, 50),
+            'ms',
+            percentile(coldBuild, 50),
+          ),
+        );
+        figures.push(figureLine(`${n}_cold_page1_store_build_p50`, percentile(coldBuild, 50), 'ms', null));
         figures.push(figureLine(`${n}_page1_p50`, percentile(warm1, 50), 'ms', percentile(base1, 50)));
         figures.push(figureLine(`${n}_page1_p99`, percentile(warm1, 99), 'ms', percentile(base1, 99)));
         figures.push(figureLine(`${n}_page100_p50`, percentile(warm100, 50), 'ms', percentile(base100, 50)));
@@ -280,7 +337,7 @@ async function run(backend: string, scale: number): Promise<void> {
           figureLine(`${n}_levels_only_page1_p50`, percentile(levelsOnly, 50), 'ms', percentile(base1, 50)),
         );
         log(
-          `   ${range.name}: cold ${cold.ms.toFixed(1)} ms, page 1 p99 ${percentile(warm1, 99).toFixed(2)} ms, baseline p50 ${percentile(base1, 50).toFixed(0)} ms`,
+          `   ${range.name}: cold ${cold.ms.toFixed(1)} ms (store, alternated: top ${coldTop.map((m) => m.toFixed(0)).join('/')} ms, build ${coldBuild.map((m) => m.toFixed(0)).join('/')} ms), page 1 p99 ${percentile(warm1, 99).toFixed(2)} ms, baseline p50 ${percentile(base1, 50).toFixed(0)} ms`,
         );
       }
 

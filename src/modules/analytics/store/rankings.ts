@@ -37,12 +37,17 @@ export async function rankingFor(
   range: HourRange,
   buildLockTimeoutMs = BUILD_LOCK_TIMEOUT_MS,
 ): Promise<number | null> {
+  return (await liveRanking(db, projectId, range)) ?? buildRanking(db, projectId, range, buildLockTimeoutMs);
+}
+
+/** The id of the live ranking for the range, marked as used; null when there is none. */
+export async function liveRanking(db: Database, projectId: string, range: HourRange): Promise<number | null> {
   const existing = await selectRanking(db, projectId, range);
   if (existing !== null && !existing.stale) {
     if (existing.unusedFor < RANKING_TOUCH_AFTER_SECONDS) return existing.id;
     if (await touchRanking(db, existing.id)) return existing.id;
   }
-  return buildRanking(db, projectId, range, buildLockTimeoutMs);
+  return null;
 }
 
 /** Seals every month of the run that is not sealed yet (the statement skips sealed ones). */

@@ -7,7 +7,7 @@ import { type AgentFormatRow, selectAgentFormats } from './format-queries.ts';
 import type { HourRange } from './queries.ts';
 import { splitRange } from './range-split.ts';
 import { isRankingLive, type PathViewsRow, selectRankingPage } from './ranking-queries.ts';
-import { rankingFor } from './rankings.ts';
+import { liveRanking, rankingFor } from './rankings.ts';
 import { selectReferralPage, selectReferralsByAssistant } from './referral-queries.ts';
 import {
   type AgentViewsRow,
@@ -24,6 +24,7 @@ import {
 } from './report-queries.ts';
 import { hourDaySpanParams, pathSpanParams } from './span-params.ts';
 import { mergeStagedViews } from './staged-views.ts';
+import { selectTopPathsPage, TOP_PATHS_MAX_ROWS } from './top-paths.ts';
 
 export interface PageWindow {
   limit: number;
@@ -38,18 +39,28 @@ export interface PathPage {
 export interface PathPageOptions {
   /** How long building a ranking waits for writers before reading the levels directly. */
   buildLockTimeoutMs?: number | undefined;
+  /**
+   * Pages reaching at most this many rows are found without a ranking when none is live
+   * (top-paths.ts); default TOP_PATHS_MAX_ROWS. 0 always reads a ranking (tests of the cache).
+   */
+  topPathsMaxRows?: number | undefined;
 }
 
 /** A ranking can vanish between finding it and reading it (evicted, or gone stale): try again. */
 const RANKING_ATTEMPTS = 3;
 
-/** One snapshot: the totals, and the page from the ranking (null: summed from the levels). */
+/**
+ * One snapshot: the totals, and the page from the ranking, or (rankingId null) from the top of the
+ * range's buckets (top-paths.ts) when topPaths, else summed from the levels. Null: the ranking
+ * vanished, or the top of the buckets was too costly to read; the caller then builds a ranking.
+ */
 async function readPathPageOnce(
   db: Database,
   projectId: string,
   range: HourRange,
   rankingId: number | null,
   page: PageWindow,
+  topPaths = false,
 ): Promise<PathPage | null> {
   return db.transaction(async (tx) => {
     await beginSnapshotRead(tx);
@@ -58,16 +69,19 @@ async function readPathPageOnce(
     const rows =
       rankingId !== null
         ? await selectRankingPage(tx, rankingId, page)
-        : await selectPathViewsPageFromLevels(tx, projectId, pathSpanParams(splitRange(range, null)), page);
-    return { totals, rows };
+        : topPaths
+          ? await selectTopPathsPage(tx, projectId, range, page)
+          : await selectPathViewsPageFromLevels(tx, projectId, pathSpanParams(splitRange(range, null)), page);
+    return rows === null ? null : { totals, rows };
   });
 }
 
 /**
  * The range's traffic totals and one page of paths in the export's order (total descending, then
- * path in byte order). The page comes from the range's ranking (rankings.ts), built on first use;
- * after two rankings vanished under it, or when writers keep the build waiting, it is summed from
- * the levels instead.
+ * path in byte order). The page comes from the range's live ranking (rankings.ts) when there is
+ * one; else, for the first pages, from the top of the range's buckets without building a ranking
+ * (top-paths.ts); else from a ranking built now. After two rankings vanished under it, or when
+ * writers keep the build waiting, it is summed from the levels instead.
  */
 export async function readPathPage(
   db: Database,
@@ -77,6 +91,17 @@ export async function readPathPage(
   options: PathPageOptions = {},
 ): Promise<PathPage> {
   await mergeStagedViews(db);
+  if (page.offset + page.limit <= (options.topPathsMaxRows ?? TOP_PATHS_MAX_ROWS)) {
+    const read = await readPathPageOnce(
+      db,
+      projectId,
+      range,
+      await liveRanking(db, projectId, range),
+      page,
+      true,
+    );
+    if (read !== null) return read;
+  }
   for (let attempt = 1; ; attempt++) {
     const rankingId =
       attempt < RANKING_ATTEMPTS ? await rankingFor(db, projectId, range, options.buildLockTimeoutMs) : null;

@@ -6,10 +6,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { type PageViewCount, recordPageViews } from '../../src/modules/analytics/store/index.ts';
+import type { PageViewCount } from '../../src/modules/analytics/store/index.ts';
 import { exportPageViews } from '../../src/modules/analytics/views.ts';
 import { seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
+import { recordPageViews } from '../helpers/seed-views.ts';
 
 const HOUR = 3600;
 const DAY = 86_400;

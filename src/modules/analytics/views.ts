@@ -17,6 +17,8 @@ export interface ViewsRequest {
 export interface ExportOptions {
   /** How long building the range's ranking waits for writers before summing the levels. */
   buildLockTimeoutMs?: number | undefined;
+  /** Pages reaching at most this many rows are found without a ranking (0: always a ranking). */
+  topPathsMaxRows?: number | undefined;
 }
 
 export async function exportPageViews(
@@ -35,7 +37,11 @@ export async function exportPageViews(
     projectId,
     range,
     { limit: limit + 1, offset },
-    { report: 'paths', buildLockTimeoutMs: options.buildLockTimeoutMs },
+    {
+      report: 'paths',
+      buildLockTimeoutMs: options.buildLockTimeoutMs,
+      topPathsMaxRows: options.topPathsMaxRows,
+    },
   );
   return {
     totals: { human: totals.human, ai: totals.ai, total: totals.human + totals.ai },

@@ -26,6 +26,8 @@ export type PageQuery =
       report: 'paths';
       /** How long building the range's ranking waits for writers before summing the levels. */
       buildLockTimeoutMs?: number | undefined;
+      /** Pages reaching at most this many rows are found without a ranking (0: always a ranking). */
+      topPathsMaxRows?: number | undefined;
     }
   /** Views per AI agent, with every agent and the referrals per assistant for the crawls. */
   | { report: 'agents' /** The agents' views per format too. */; withFormats?: boolean }
@@ -68,7 +70,10 @@ async function readAnyPage(
 ): Promise<Pages[keyof Pages]> {
   switch (query.report) {
     case 'paths':
-      return readPathPage(db, projectId, range, page, { buildLockTimeoutMs: query.buildLockTimeoutMs });
+      return readPathPage(db, projectId, range, page, {
+        buildLockTimeoutMs: query.buildLockTimeoutMs,
+        topPathsMaxRows: query.topPathsMaxRows,
+      });
     case 'agents':
       return readAgentPage(db, projectId, range, page, query.withFormats ?? false);
     case 'referrals':

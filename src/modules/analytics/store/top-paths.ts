@@ -17,11 +17,11 @@
 // Gives up (null) when the page is too deep, the range has too many buckets or the lists must be
 // read too deep: the caller then builds the ranking as before.
 import type { Queryable } from '../../../db/database.ts';
+import { addMonths, DAY_SECONDS, floorToDay, HOUR_SECONDS } from '../time-buckets.ts';
 import type { HourRange } from './queries.ts';
 import { splitRange } from './range-split.ts';
 import type { PathViewsRow } from './ranking-queries.ts';
 import { pathSpanParams } from './span-params.ts';
-import { addMonths, DAY_SECONDS, floorToDay, HOUR_SECONDS } from './time-buckets.ts';
 import {
   selectListHeads,
   selectProbedViews,

@@ -162,6 +162,29 @@ await forEachBackend('ingest API', ({ backend, db }) => {
     assert.deepEqual(report.views, [{ path: '/docs/start', human: 1, ai: 0, total: 1 }]);
   });
 
+  test('fields named __proto__ and constructor are ignored in a JSON batch as in NDJSON', async () => {
+    const seeded = await seedProject(db());
+    // Written as text: JSON.stringify of an object literal would drop a __proto__ key.
+    const body =
+      `[{"path": "/a", "userAgent": ${JSON.stringify(CHROME)}, "__proto__": {"polluted": true}},` +
+      ` {"path": "/a", "userAgent": ${JSON.stringify(CHROME)}, "constructor": {"prototype": {"polluted": true}}},` +
+      ` {"path": "/b", "userAgent": ${JSON.stringify(CHROME)}, "\u005f_proto__": {"path": "/c"}}]`;
+    const res = await app.inject({
+      method: 'POST',
+      url: `/v1/analytics/${seeded.project.id}/events`,
+      headers: { ...bearer(seeded.ingestKey), 'content-type': 'application/json' },
+      payload: body,
+    });
+    assert.equal(res.statusCode, 202, res.body);
+    assert.deepEqual(res.json(), { accepted: 3, dropped: {}, rejected: [] });
+    assert.equal(({} as { polluted?: boolean }).polluted, undefined, 'no prototype was changed');
+    const report = await viewsReport(app, seeded.project.id, seeded.readKey);
+    assert.deepEqual(report.views, [
+      { path: '/a', human: 2, ai: 0, total: 2 },
+      { path: '/b', human: 1, ai: 0, total: 1 },
+    ]);
+  });
+
   test('drops are counted per reason and nothing dropped is counted as a view', async () => {
     const seeded = await seedProject(db());
     const answer = await ingest(seeded, [

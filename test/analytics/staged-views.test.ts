@@ -99,6 +99,26 @@ await forEachBackend('staged page views', ({ db, backend }) => {
     }
   });
 
+  test('a backlog past mergeAtViews is merged at once, whatever the wait', async () => {
+    // Ten minutes' wait, but four views staged reach the threshold of three.
+    const writer = new GroupCommitWriter(db(), { merger: { delayMs: 600_000, mergeAtViews: 3 } });
+    const app = await ingestTestApp(db(), { writer });
+    try {
+      const seeded = await seedProject(db());
+      const res = await postRecords(
+        app,
+        seeded.project.id,
+        seeded.ingestKey,
+        Array.from({ length: 4 }, () => human('/soon')),
+      );
+      assert.equal(res.statusCode, 202, res.body);
+      await until(() => writer.stats.stagedViews === 0, 'the merger to merge past the threshold');
+      assert.equal(await rolledUp(seeded.project.id), 4);
+    } finally {
+      await app.close();
+    }
+  });
+
   test('closing the app merges what is staged', async () => {
     const writer = new GroupCommitWriter(db(), NO_BACKGROUND_MERGE);
     const app = await ingestTestApp(db(), { writer });

@@ -145,7 +145,12 @@ export class GroupCommitWriter {
     // PGlite is one session: a second transaction would only queue behind the first.
     if (db.kind === 'pglite') this.#options.maxConcurrentCommits = 1;
     this.#logger = logger;
-    this.#merger = new StagedViewMerger(db, this.#options.merger, logger);
+    // A merger behind by a quarter of the bound merges at once, long before requests are refused.
+    const merger = {
+      mergeAtViews: Math.max(1, Math.floor(this.#options.maxStagedViews / 4)),
+      ...this.#options.merger,
+    };
+    this.#merger = new StagedViewMerger(db, merger, logger);
     this.#merger.start();
   }
 

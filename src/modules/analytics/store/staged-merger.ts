@@ -1,10 +1,17 @@
 // Merges the views an ingest writer staged (staged-views.ts) into the rollups, in the background:
 // a while after the first group commit it was told of, then again as long as groups keep coming.
-// Waiting a little is the point: a merge costs per distinct rollup key, so one merge per second
-// under load writes each popular page's rows once instead of once per group commit. Exports do
-// not wait for it: they merge what is staged themselves before reading. The runtime's Pump runs
-// it: one merge at a time, on a timer; merges of several processes are serialised by the advisory
+// Waiting is the point: a merge costs per distinct rollup key, so one merge per second under
+// load writes each popular page's rows once instead of once per group commit. Exports do not
+// wait for it: they merge what is staged themselves before reading. The runtime's Pump runs it:
+// one merge at a time, on a timer; merges of several processes are serialised by the advisory
 // lock mergeStagedViews takes.
+//
+// Pacing: the wait after a merge grows with how long that merge took (paceFactor times it, within
+// delayMs and maxDelayMs), so merging never takes more than about 1 / (paceFactor + 1) of the
+// time. Under sustained load a merge of one second's keys took most of a second (the bench's
+// 2,000 pages: 0.5-0.9 s, on PGlite on the server's own thread), and the next began a second
+// later: half the time went to rewriting the same rows. Waiting longer writes them once for more
+// groups; the backlog stays bounded because mergeAtViews staged views start a merge at once.
 import type { Database } from '../../../db/database.ts';
 import { Pump } from '../../../runtime/index.ts';
 import { mergeStagedViews } from './staged-views.ts';
@@ -17,17 +24,35 @@ export interface MergeLog {
 }
 
 export interface StagedMergerOptions {
-  /** How long after a group commit its views are merged, at most (plus the merge itself). */
+  /** How long after a group commit its views are merged when merges are quick (plus the merge). */
   delayMs: number;
+  /** The wait after a merge is at least this many times that merge's duration... */
+  paceFactor: number;
+  /** ...and at most this long (unless delayMs is longer). */
+  maxDelayMs: number;
+  /** Staged views at which a merge starts at once, whatever the wait. */
+  mergeAtViews: number;
 }
 
-export const DEFAULT_STAGED_MERGER: StagedMergerOptions = { delayMs: 1000 };
+export const DEFAULT_STAGED_MERGER: StagedMergerOptions = {
+  delayMs: 1000,
+  paceFactor: 4,
+  maxDelayMs: 10_000,
+  // The writer passes a quarter of its maxStagedViews.
+  mergeAtViews: 500_000,
+};
+
+/** The wait before the next merge, after one that took `mergeMs`. */
+export function nextMergeDelay(options: StagedMergerOptions, mergeMs: number): number {
+  const paced = Math.min(options.maxDelayMs, Math.ceil(options.paceFactor * mergeMs));
+  return Math.max(options.delayMs, paced);
+}
 
 export class StagedViewMerger {
   readonly #db: Database;
   readonly #options: StagedMergerOptions;
   readonly #logger: MergeLog | undefined;
-  /** One merge at a time; a group committed during one brings the next within delayMs. */
+  /** One merge at a time; a group committed during one brings the next within the paced wait. */
   readonly #pump: Pump;
   /** What this process staged and has not merged yet, by staged row id: merged without reading back. */
   readonly #pending = new Map<number, ViewSums>();
@@ -35,16 +60,23 @@ export class StagedViewMerger {
   #backlogViews = 0;
   /** When this merger last folded visitor ids into the sketches (performance.now()). */
   #lastFold = Number.NEGATIVE_INFINITY;
+  /** The wait before the next merge, set by the last one's duration (nextMergeDelay). */
+  #delayMs: number;
 
   constructor(db: Database, options: Partial<StagedMergerOptions> = {}, logger?: MergeLog) {
     this.#db = db;
     this.#options = { ...DEFAULT_STAGED_MERGER, ...options };
     this.#logger = logger;
+    this.#delayMs = this.#options.delayMs;
     this.#pump = new Pump({
       work: async () => {
+        const started = performance.now();
         await this.#merge();
-        // Groups committed during the merge may not all be in it: come back for them.
-        return this.#backlogViews > 0 ? this.#options.delayMs : undefined;
+        this.#delayMs = nextMergeDelay(this.#options, performance.now() - started);
+        // Groups committed during the merge may not all be in it: come back for them (at once
+        // when they are already past mergeAtViews).
+        if (this.#backlogViews >= this.#options.mergeAtViews) return 0;
+        return this.#backlogViews > 0 ? this.#delayMs : undefined;
       },
       // A due merge is a pending write: like one, it keeps the process alive.
       keepAlive: true,
@@ -64,7 +96,8 @@ export class StagedViewMerger {
   staged(id: number, sums: ViewSums): void {
     this.#pending.set(id, sums);
     this.#backlogViews += sums.views;
-    this.#pump.wakeWithin(this.#options.delayMs);
+    if (this.#backlogViews >= this.#options.mergeAtViews) this.#pump.wake();
+    else this.#pump.wakeWithin(this.#delayMs);
   }
 
   /** Stops the timer, waits for a running merge, then merges what is left. */

@@ -42,6 +42,7 @@ import { createLogger } from '../src/util/logger.ts';
 import { createPostgresDatabase } from '../test/helpers/databases.ts';
 import type { LoadResult, LoadSpec } from './ingest-load.ts';
 import { makeIngestBodies } from './lib/ingest-bodies.ts';
+import { countRollupWrites } from './lib/rollup-writes.ts';
 
 /** The benchmark's repositories are local: DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE=true. */
 const TEST_REPOSITORIES = { allowPrivateAddresses: true };
@@ -225,7 +226,8 @@ for (const engine of engines) {
   }
   try {
     await migrate(db);
-    const { totals, ratios, notes, stats, stored, stagedAtEnd, closeMs } = await measure(db, bodies);
+    const { db: countedDb, writes } = countRollupWrites(db);
+    const { totals, ratios, notes, stats, stored, stagedAtEnd, closeMs } = await measure(countedDb, bodies);
     const baseRate = totals.bare.events / totals.bare.seconds;
     const rate = totals.ingest.events / totals.ingest.seconds;
     console.log(
@@ -236,6 +238,11 @@ for (const engine of engines) {
         `(${(stats.committedRequests / Math.max(1, stats.commits)).toFixed(1)} per commit), ` +
         `${stats.committedViews} views committed, ${stored} stored, ${stats.overloadRefusals} refused; ` +
         `${stagedAtEnd} views not merged yet when the load stopped, merged in ${Math.round(closeMs)} ms`,
+    );
+    // Merge work: hourly rows written per 1,000 events committed (the final merge included).
+    console.log(
+      `${engine} merges wrote ${writes.rows} hourly rollup rows in ${writes.statements} statements: ` +
+        `${((writes.rows / Math.max(1, stats.committedViews)) * 1000).toFixed(1)} per 1,000 events`,
     );
     // Over every event served (warm-ups included: their CPU is in the time too).
     const bareCpu = (totals.bare.cpuUs / totals.bare.served) * 1000;

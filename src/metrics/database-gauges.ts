@@ -5,7 +5,7 @@
 // scrape storm) cost one query per cache lifetime:
 // - the queue (active jobs, waiting or running, and the oldest wait) reads only active jobs through
 //   the partial index jobs_active_queue: cheap at any size, kept 5 s;
-// - the staged page views (page_views_staged, about a second of ingest when merges keep up), 5 s;
+// - the staged page views (page_views_staged, one to ten seconds of ingest when merges keep up), 5 s;
 // - the finished statuses (completed, failed, archived) are a count over every job, which grows
 //   with the table (about 0.2 s at 500,000 jobs here, bench/schema-scale-check.ts): kept 60 s.
 import { Gauge } from 'prom-client';
@@ -128,7 +128,7 @@ export function addDatabaseGauges(
   });
   new Gauge({
     name: 'docwright_ingest_staged_views',
-    help: 'Page views acknowledged by ingestion and not yet merged into the reports (about a second of ingest when merges keep up).',
+    help: 'Page views acknowledged by ingestion and not yet merged into the reports (one to ten seconds of ingest when merges keep up).',
     registers,
     async collect() {
       const read = await staged();

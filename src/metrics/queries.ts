@@ -14,7 +14,7 @@ export interface StagedViewsRow {
   oldest_seconds: number | null;
 }
 
-/** page_views_staged holds about a second of ingest when the merger keeps up: a small scan. */
+/** page_views_staged holds one to ten seconds of ingest (one row per group commit) when the merger keeps up: a small scan. */
 export async function selectStagedViews(db: Queryable): Promise<StagedViewsRow> {
   const rows = await db.query<StagedViewsRow>(
     `SELECT coalesce(sum(views), 0)::bigint AS views,

@@ -5,7 +5,7 @@
 export { type CheckOptions, checkSnapshots, type DocsCheckResult, prepareBase } from './check.ts';
 export { clearFactsCache } from './facts-cache.ts';
 export { DOCS_FRAMEWORKS, type DocsFramework, detectFramework, type FrameworkInfo } from './frameworks.ts';
-export { PAGE_EXTENSIONS } from './page-facts.ts';
+export { isPage, PAGE_EXTENSIONS } from './page-facts.ts';
 export { DOCS_CHECK_CODES, type DocsCheckCode, type DocsProblem } from './problems.ts';
 export { DocsSnapshot, type DocsSource, type SnapshotOptions } from './snapshot.ts';
 export { directorySource, listDirectory, overlaySource } from './sources.ts';

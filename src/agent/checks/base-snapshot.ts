@@ -6,16 +6,9 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  type DocsFramework,
-  DocsSnapshot,
-  type DocsSource,
-  PAGE_EXTENSIONS,
-} from '../../docs-checks/index.ts';
+import { type DocsFramework, DocsSnapshot, type DocsSource, isPage } from '../../docs-checks/index.ts';
 import type { JobWorkspace } from '../workspace/job-workspace.ts';
-
-/** Git pathspecs of the pages (pagesMentioning keeps pages only of what a search answers). */
-const PAGE_GLOBS = PAGE_EXTENSIONS.map((extension) => `*${extension}`);
+import { BaseMentions } from './base-mentions.ts';
 
 /** Snapshots kept: a few repositories' latest bases (each holds the pages it has read). */
 const KEPT = 4;
@@ -41,31 +34,48 @@ export function baseSnapshot(
     return found.snapshot;
   }
   const entry = { workspace } as Kept;
-  entry.snapshot = buildBase(entry, framework);
+  entry.snapshot = buildBase(repository, entry, framework);
   kept.set(key, entry);
   entry.snapshot.catch(() => kept.delete(key));
   while (kept.size > KEPT) kept.delete(kept.keys().next().value!);
   return entry.snapshot;
 }
 
-async function buildBase(entry: Kept, framework: DocsFramework | undefined): Promise<DocsSnapshot> {
+async function buildBase(
+  repository: string,
+  entry: Kept,
+  framework: DocsFramework | undefined,
+): Promise<DocsSnapshot> {
   const blobs = await entry.workspace.baseFiles();
+  const pages = new Map([...blobs].filter(([path]) => isPage(path)));
+  const mentions = new BaseMentions(repository, pages, () => entry.workspace);
+  const reading = new Map<string, Promise<string | null>>();
   const source: DocsSource = {
     files: [...blobs.keys()],
-    read: async (path) => {
-      const oid = blobs.get(path);
-      if (oid === undefined) return null;
-      // Another job's worktree may have changed the file (or be gone): the blob id tells.
-      const { workspace } = entry;
-      const bytes = await readFile(join(workspace.path, path)).catch(() => null);
-      if (bytes !== null && gitBlobId(bytes, oid.length) === oid) return bytes.toString('utf8');
-      return workspace.blobText(oid).catch(() => null);
+    read: (path) => {
+      // Asked twice at once (the tool call's prepareBase and the check), read once.
+      let pending = reading.get(path);
+      if (!pending) {
+        pending = readBase(entry, path, blobs.get(path)).finally(() => reading.delete(path));
+        reading.set(path, pending);
+      }
+      return pending;
     },
-    // git grep over the base commit finds the pages that name a changed one without reading all;
-    // only pages are asked for ("*.md" matches in every directory), so assets are not inflated.
-    search: (text) => entry.workspace.grepBase(text, PAGE_GLOBS),
+    // The pages that name a changed one, without reading all: from the words kept per blob, or a
+    // git grep over the base's pages (base-mentions.ts).
+    search: (text) => mentions.search(text),
   };
   return DocsSnapshot.build(source, framework ? { framework } : {});
+}
+
+/** A base file's text: from the latest worktree when it still holds the blob, else from git. */
+async function readBase(entry: Kept, path: string, oid: string | undefined): Promise<string | null> {
+  if (oid === undefined) return null;
+  // Another job's worktree may have changed the file (or be gone): the blob id tells.
+  const { workspace } = entry;
+  const bytes = await readFile(join(workspace.path, path)).catch(() => null);
+  if (bytes !== null && gitBlobId(bytes, oid.length) === oid) return bytes.toString('utf8');
+  return workspace.blobText(oid).catch(() => null);
 }
 
 /** The id git gives a blob with these bytes (SHA-1, or SHA-256 in a repository using it). */

@@ -35,6 +35,9 @@ export interface JobWorkspaceInit {
 /** Above this many changed files, staging scans the tree instead (argv has a size limit). */
 const MAX_STAGED_PATHS = 1000;
 
+/** Most a baseLines() answer may print (the base's page texts with a path per line). */
+const BASE_LINES_MAX_BYTES = 64 * 1024 * 1024;
+
 /** Longest commit message accepted (it travels in argv; a PR title is far shorter anyway). */
 const MAX_MESSAGE_LENGTH = 16 * 1024;
 
@@ -197,6 +200,52 @@ export class JobWorkspace {
       .split('\0')
       .filter(Boolean)
       .map((line) => (line.startsWith(prefix) ? line.slice(prefix.length) : line));
+  }
+
+  /**
+   * The lines of the base's text files matching `pathspecs` (`literal`: exact paths, else git
+   * globs), in the mirror: path → lines. One `git grep` printing every line; binary files (as
+   * grep -I tells them) and empty ones are absent. Throws when the output cannot be read back
+   * unambiguously (a path holding a newline) or passes BASE_LINES_MAX_BYTES.
+   */
+  async baseLines(pathspecs: readonly string[], literal: boolean): Promise<Map<string, string[]>> {
+    const result = await runGit(
+      this.init.context,
+      [
+        ...(literal ? ['--literal-pathspecs'] : []),
+        'grep',
+        '-z',
+        '--no-color',
+        '-I',
+        '-e',
+        '',
+        this.baseCommit,
+        '--',
+        ...pathspecs,
+      ],
+      {
+        cwd: this.init.mirrorPath,
+        action: 'reading the base',
+        unlocked: true,
+        okExitCodes: [1],
+        maxStdoutBytes: BASE_LINES_MAX_BYTES,
+      },
+    );
+    if (result.truncated) throw new Error('the base is too large to read at once');
+    // Each line is "<commit>:<path>\0<line>\n" (-z: paths unquoted).
+    const prefix = `${this.baseCommit}:`;
+    const lines = new Map<string, string[]>();
+    for (const record of result.stdout.split('\n')) {
+      if (record === '') continue;
+      const end = record.indexOf('\0');
+      if (!record.startsWith(prefix) || end < 0) throw new Error('a base path cannot be read back');
+      const path = record.slice(prefix.length, end);
+      const line = record.slice(end + 1);
+      const found = lines.get(path);
+      if (found) found.push(line);
+      else lines.set(path, [line]);
+    }
+    return lines;
   }
 
   /** Every path whose content differs from the base now: edited, created, deleted, not yet committed or committed. */

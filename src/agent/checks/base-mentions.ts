@@ -1,0 +1,133 @@
+// Which of a base's pages name a changed page, answered from memory instead of a `git grep` per
+// job. The checks ask it for every name a job's change gives (docs/docs-checks.md): a grep over a
+// 10,000-page base was the largest git process of a later job after the push (~37 ms,
+// docs/agent-jobs.md).
+//
+// What is kept: per blob id, the words of its text (the runs of [A-Za-z0-9_-], each once). A
+// blob's text never changes, so the words are right for every base and repository holding that
+// blob, and a base that moved keeps the words of every page it did not change: only the pages
+// whose blob is new are read (one git process for up to MAX_INLINE of them), which is the index
+// "updated incrementally from the previous base" without having to diff bases.
+//
+// Why words answer the question exactly: the snapshot keeps a page when `name` occurs in its text
+// as a whole path segment, `(^|[^\w-])name($|[^\w-])` (snapshot.ts). Then each run of [\w-] in
+// `name` is a whole run of the text, so a page whose words lack one of them cannot match; a page
+// holding all of them may, and the snapshot reads it and applies that test itself (a superset is
+// what a search may answer). A name without any such run is left to git grep.
+//
+// The first time a repository's base has many unread pages (its first job in this process), the
+// answer is git grep, as before, and nothing else is done: a repository that gets one job never
+// pays for the words. From its next job on, the words of the whole base are read once in the
+// background (one `git grep` printing every line, ~10 MB for 10,000 pages) while that job still
+// uses git grep; the jobs after it use the words.
+import { PAGE_EXTENSIONS } from '../../docs-checks/index.ts';
+import type { JobWorkspace } from '../workspace/job-workspace.ts';
+
+/** Git pathspecs of the pages ("*.md" matches in every directory). */
+export const PAGE_GLOBS: readonly string[] = PAGE_EXTENSIONS.map((extension) => `*${extension}`);
+
+const WORD = /[A-Za-z0-9_-]+/g;
+
+/** Blobs whose words are kept, over all repositories (a 1 KB page keeps ~0.5 KB). */
+const MAX_BLOBS = 50_000;
+/** New blobs read while a job waits (one git process, their paths on its command line). */
+const MAX_INLINE = 500;
+/** Larger bases are left to git grep (their words would not stay kept). */
+const MAX_PAGES = MAX_BLOBS / 2;
+
+/** Blob id → "\nword\nword\n": the distinct words of its text ("" for a binary or empty blob). */
+const wordsByBlob = new Map<string, string>();
+
+function remember(oid: string, words: string): void {
+  if (wordsByBlob.has(oid)) return;
+  wordsByBlob.set(oid, words);
+  // Oldest first: a base missing an evicted blob treats that page as a candidate (see search).
+  while (wordsByBlob.size > MAX_BLOBS) wordsByBlob.delete(wordsByBlob.keys().next().value!);
+}
+
+/** The distinct words of a text's lines, in the form `wordsByBlob` keeps. */
+export function wordsOf(lines: Iterable<string>): string {
+  const words = new Set<string>();
+  for (const line of lines) for (const word of line.match(WORD) ?? []) words.add(word);
+  return words.size === 0 ? '' : `\n${[...words].join('\n')}\n`;
+}
+
+/** Repositories whose base was searched before in this process (see the page's head). */
+const searchedRepositories = new Set<string>();
+
+/** Forgets every kept word (tests: a process that never read any base). */
+export function clearBaseMentions(): void {
+  wordsByBlob.clear();
+  searchedRepositories.clear();
+}
+
+export class BaseMentions {
+  readonly #repository: string;
+  /** Page path → its blob id at the base. */
+  readonly #pages: ReadonlyMap<string, string>;
+  readonly #workspace: () => JobWorkspace;
+  /** Reading the words of the pages that lack them; null when none is under way. */
+  #filling: Promise<boolean> | null = null;
+  /** A read failed (e.g. a path git prints ambiguously): git grep for this base from now on. */
+  #broken = false;
+
+  constructor(repository: string, pages: ReadonlyMap<string, string>, workspace: () => JobWorkspace) {
+    this.#repository = repository;
+    this.#pages = pages;
+    this.#workspace = workspace;
+  }
+
+  /** The base's pages that may name `name` as a whole path segment (a superset, see above). */
+  async search(name: string): Promise<string[]> {
+    const needles = (name.match(WORD) ?? []).map((word) => `\n${word}\n`);
+    if (needles.length === 0 || !(await this.#ready())) return this.#grep(name);
+    const found: string[] = [];
+    for (const [path, oid] of this.#pages) {
+      const words = wordsByBlob.get(oid);
+      // Evicted since it was read: a candidate, which the snapshot then reads and tests.
+      if (words === undefined || needles.every((needle) => words.includes(needle))) found.push(path);
+    }
+    return found;
+  }
+
+  #grep(name: string): Promise<string[]> {
+    searchedRepositories.add(this.#repository);
+    return this.#workspace().grepBase(name, PAGE_GLOBS);
+  }
+
+  /** True when every page's words are kept (read now if few are missing). */
+  #ready(): Promise<boolean> {
+    if (this.#broken || this.#pages.size > MAX_PAGES) return Promise.resolve(false);
+    if (this.#filling) return this.#filling;
+    const missing: string[] = [];
+    for (const [path, oid] of this.#pages) if (!wordsByBlob.has(oid)) missing.push(path);
+    if (missing.length === 0) return Promise.resolve(true);
+    if (missing.length <= MAX_INLINE) return this.#fill(missing);
+    if (!searchedRepositories.has(this.#repository)) return Promise.resolve(false);
+    // Read in the background; this search and those until it ends use git grep.
+    void this.#fill(null);
+    return Promise.resolve(false);
+  }
+
+  /** Reads the words of `paths` (null: every page) at the base; false when that failed. */
+  #fill(paths: readonly string[] | null): Promise<boolean> {
+    const filling = (async () => {
+      try {
+        const lines = await this.#workspace().baseLines(paths ?? PAGE_GLOBS, paths !== null);
+        for (const path of paths ?? this.#pages.keys()) {
+          const oid = this.#pages.get(path);
+          if (oid !== undefined) remember(oid, wordsOf(lines.get(path) ?? []));
+        }
+        return true;
+      } catch (error) {
+        // A cancelled job's git is killed: another job may read them. Anything else stays broken.
+        if ((error as Error).name !== 'AbortError') this.#broken = true;
+        return false;
+      } finally {
+        this.#filling = null;
+      }
+    })();
+    this.#filling = filling;
+    return filling;
+  }
+}

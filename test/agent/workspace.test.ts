@@ -412,8 +412,9 @@ describe('a job from clone to pushed branch', () => {
       const mine = invocations.slice(seen).map((i) => i.args.slice(0, 2).join(' '));
       assert.ok(mine.includes('worktree move') && !mine.includes('worktree add'), mine.join('\n'));
       // Kept at the commit the first job started from, which is this job's start too: only the
-      // branch is set, nothing is checked out.
+      // branch is set, nothing is checked out; HEAD is pointed at it without starting git.
       assert.ok(!mine.some((args) => args.startsWith('checkout')), mine.join('\n'));
+      assert.ok(!mine.some((args) => args.startsWith('symbolic-ref')), mine.join('\n'));
       assert.deepEqual(await readdir(idleDir), []);
       assert.equal(await bareGit(second.path, 'symbolic-ref', 'HEAD'), `refs/heads/${job.branch}`);
       assert.equal(await bareGit(second.path, 'rev-parse', 'HEAD'), second.baseCommit);

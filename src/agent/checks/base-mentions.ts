@@ -32,6 +32,8 @@ const WORD = /[A-Za-z0-9_-]+/g;
 const MAX_BLOBS = 50_000;
 /** New blobs read while a job waits (one git process, their paths on its command line). */
 const MAX_INLINE = 500;
+/** Pages whose words are made between two turns of the event loop. */
+const YIELD_EVERY = 250;
 /** Larger bases are left to git grep (their words would not stay kept). */
 const MAX_PAGES = MAX_BLOBS / 2;
 
@@ -68,6 +70,8 @@ export class BaseMentions {
   readonly #workspace: () => JobWorkspace;
   /** Reading the words of the pages that lack them; null when none is under way. */
   #filling: Promise<boolean> | null = null;
+  /** The read under way is the whole base's (in the background). */
+  #readingAll = false;
   /** A read failed (e.g. a path git prints ambiguously): git grep for this base from now on. */
   #broken = false;
 
@@ -98,7 +102,8 @@ export class BaseMentions {
   /** True when every page's words are kept (read now if few are missing). */
   #ready(): Promise<boolean> {
     if (this.#broken || this.#pages.size > MAX_PAGES) return Promise.resolve(false);
-    if (this.#filling) return this.#filling;
+    // A whole base being read: git grep meanwhile (reading it takes longer than one search).
+    if (this.#filling) return this.#readingAll ? Promise.resolve(false) : this.#filling;
     const missing: string[] = [];
     for (const [path, oid] of this.#pages) if (!wordsByBlob.has(oid)) missing.push(path);
     if (missing.length === 0) return Promise.resolve(true);
@@ -111,12 +116,16 @@ export class BaseMentions {
 
   /** Reads the words of `paths` (null: every page) at the base; false when that failed. */
   #fill(paths: readonly string[] | null): Promise<boolean> {
+    this.#readingAll = paths === null;
     const filling = (async () => {
       try {
         const lines = await this.#workspace().baseLines(paths ?? PAGE_GLOBS, paths !== null);
-        for (const path of paths ?? this.#pages.keys()) {
+        let done = 0;
+        for (const path of paths ?? [...this.#pages.keys()]) {
           const oid = this.#pages.get(path);
           if (oid !== undefined) remember(oid, wordsOf(lines.get(path) ?? []));
+          // A whole base is read beside running jobs: let their work in between.
+          if (++done % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
         }
         return true;
       } catch (error) {

@@ -28,8 +28,14 @@ export const PAGE_GLOBS: readonly string[] = PAGE_EXTENSIONS.map((extension) => 
 
 const WORD = /[A-Za-z0-9_-]+/g;
 
-/** Blobs whose words are kept, over all repositories (a 1 KB page keeps ~0.5 KB). */
+/** Blobs whose words are kept, over all repositories. */
 const MAX_BLOBS = 50_000;
+/**
+ * Characters of words kept, over all repositories (a page of prose keeps roughly half its size;
+ * the benchmark's 10,000 pages keep ~2 MB). A base whose words would take more than half of it is
+ * left to git grep, so one base's read never pushes out its own words.
+ */
+const MAX_CHARS = 64 * 1024 * 1024;
 /** New blobs read while a job waits (one git process, their paths on its command line). */
 const MAX_INLINE = 500;
 /** Pages whose words are made between two turns of the event loop. */
@@ -39,12 +45,18 @@ const MAX_PAGES = MAX_BLOBS / 2;
 
 /** Blob id → "\nword\nword\n": the distinct words of its text ("" for a binary or empty blob). */
 const wordsByBlob = new Map<string, string>();
+let keptChars = 0;
 
 function remember(oid: string, words: string): void {
   if (wordsByBlob.has(oid)) return;
   wordsByBlob.set(oid, words);
-  // Oldest first: a base missing an evicted blob treats that page as a candidate (see search).
-  while (wordsByBlob.size > MAX_BLOBS) wordsByBlob.delete(wordsByBlob.keys().next().value!);
+  keptChars += words.length;
+  // Oldest first: a base missing a dropped blob reads it again (or greps) at its next search.
+  while (wordsByBlob.size > MAX_BLOBS || keptChars > MAX_CHARS) {
+    const [oldest, dropped] = wordsByBlob.entries().next().value!;
+    wordsByBlob.delete(oldest);
+    keptChars -= dropped.length;
+  }
 }
 
 /** The distinct words of a text's lines, in the form `wordsByBlob` keeps. */
@@ -60,6 +72,7 @@ const searchedRepositories = new Set<string>();
 /** Forgets every kept word (tests: a process that never read any base). */
 export function clearBaseMentions(): void {
   wordsByBlob.clear();
+  keptChars = 0;
   searchedRepositories.clear();
 }
 
@@ -88,7 +101,7 @@ export class BaseMentions {
     const found: string[] = [];
     for (const [path, oid] of this.#pages) {
       const words = wordsByBlob.get(oid);
-      // Evicted since it was read: a candidate, which the snapshot then reads and tests.
+      // Dropped since #ready (another base's read): a candidate, which the snapshot then tests.
       if (words === undefined || needles.every((needle) => words.includes(needle))) found.push(path);
     }
     return found;
@@ -120,13 +133,19 @@ export class BaseMentions {
     const filling = (async () => {
       try {
         const lines = await this.#workspace().baseLines(paths ?? PAGE_GLOBS, paths !== null);
-        let done = 0;
+        const made: [string, string][] = [];
+        let chars = 0;
         for (const path of paths ?? [...this.#pages.keys()]) {
           const oid = this.#pages.get(path);
-          if (oid !== undefined) remember(oid, wordsOf(lines.get(path) ?? []));
+          if (oid === undefined) continue;
+          const words = wordsOf(lines.get(path) ?? []);
+          made.push([oid, words]);
+          chars += words.length;
           // A whole base is read beside running jobs: let their work in between.
-          if (++done % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+          if (made.length % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
         }
+        if (paths === null && chars > MAX_CHARS / 2) throw new Error('too many words to keep');
+        for (const [oid, words] of made) remember(oid, words);
         return true;
       } catch (error) {
         // A cancelled job's git is killed: another job may read them. Anything else stays broken.

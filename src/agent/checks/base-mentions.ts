@@ -92,6 +92,8 @@ export class BaseMentions {
     this.#repository = repository;
     this.#pages = pages;
     this.#workspace = workspace;
+    // git prints a path with a newline as two lines (baseLines): such a base is left to git grep.
+    for (const path of pages.keys()) if (path.includes('\n')) this.#broken = true;
   }
 
   /** The base's pages that may name `name` as a whole path segment (a superset, see above). */
@@ -133,6 +135,8 @@ export class BaseMentions {
     const filling = (async () => {
       try {
         const lines = await this.#workspace().baseLines(paths ?? PAGE_GLOBS, paths !== null);
+        for (const path of lines.keys())
+          if (!this.#pages.has(path)) throw new Error(`the base's pages do not hold ${path}`);
         const made: [string, string][] = [];
         let chars = 0;
         for (const path of paths ?? [...this.#pages.keys()]) {

@@ -231,9 +231,11 @@ export class JobWorkspace {
 
   /**
    * The lines of the base's text files matching `pathspecs` (`literal`: exact paths, else git
-   * globs), in the mirror: path → lines. One `git grep` printing every line; binary files (as
-   * grep -I tells them) and empty ones are absent. Throws when the output cannot be read back
-   * unambiguously (a path holding a newline) or passes BASE_LINES_MAX_BYTES.
+   * globs), in the mirror: path → lines. One `git grep` printing every line under a heading per
+   * file; binary files (as grep -I tells them) and empty ones are absent. A heading is the line
+   * "<base commit>:<path>", which no file of that commit can hold (its text would have to contain
+   * the id of a commit made from it). A path holding a newline would read as two lines: callers
+   * leave such bases alone. Throws when the output passes BASE_LINES_MAX_BYTES.
    */
   async baseLines(pathspecs: readonly string[], literal: boolean): Promise<Map<string, string[]>> {
     const result = await runGit(
@@ -241,7 +243,7 @@ export class JobWorkspace {
       [
         ...(literal ? ['--literal-pathspecs'] : []),
         'grep',
-        '-z',
+        '--heading',
         '--no-color',
         '-I',
         '-e',
@@ -259,18 +261,15 @@ export class JobWorkspace {
       },
     );
     if (result.truncated) throw new Error('the base is too large to read at once');
-    // Each line is "<commit>:<path>\0<line>\n" (-z: paths unquoted).
     const prefix = `${this.baseCommit}:`;
     const lines = new Map<string, string[]>();
-    for (const record of result.stdout.split('\n')) {
-      if (record === '') continue;
-      const end = record.indexOf('\0');
-      if (!record.startsWith(prefix) || end < 0) throw new Error('a base path cannot be read back');
-      const path = record.slice(prefix.length, end);
-      const line = record.slice(end + 1);
-      const found = lines.get(path);
-      if (found) found.push(line);
-      else lines.set(path, [line]);
+    let current: string[] | null = null;
+    for (const line of result.stdout.split('\n')) {
+      if (line.startsWith(prefix)) {
+        current = [];
+        lines.set(line.slice(prefix.length), current);
+      } else if (current) current.push(line);
+      else if (line !== '') throw new Error('the base could not be read back');
     }
     return lines;
   }

@@ -16,7 +16,7 @@
 // (oldest first), and the commit it is checked out at. If any step fails, the worktree is thrown
 // away and a fresh one is added. All of it runs under the mirror lock.
 import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { type GitContext, runGit } from './git-command.ts';
 import { deleteInBackground, moveToTrash } from './trash.ts';
 
@@ -114,7 +114,8 @@ async function pointHeadAt(path: string, branch: string): Promise<boolean> {
   try {
     const link = /^gitdir: (.+)\n?$/.exec(await readFile(join(path, '.git'), 'utf8'));
     if (!link) return false;
-    const head = join(link[1]!, 'HEAD');
+    // Absolute, or (git 2.48's worktree.useRelativePaths) relative to the worktree.
+    const head = join(resolve(path, link[1]!), 'HEAD');
     if (!/^([0-9a-f]{40}|[0-9a-f]{64})\n$/.test(await readFile(head, 'utf8'))) return false;
     const lock = `${head}.lock`;
     await writeFile(lock, `ref: refs/heads/${branch}\n`, { flag: 'wx' });

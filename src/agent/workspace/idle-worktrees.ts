@@ -10,7 +10,8 @@
 // base branch moves only when something is merged. The next job moves it into its own path with
 // `git worktree move` (git's record follows). If it already is at the job's start commit, only
 // the job's branch is set (update-ref, and HEAD pointed at it as symbolic-ref would: no file or
-// index is touched, ~20 ms less on a 10,000-file tree, bench/agent.ts); otherwise it is checked out with --force at the start commit.
+// index is touched, ~20 ms less on a 10,000-file tree, bench/agent.ts); otherwise it is checked
+// out with --force at the start commit.
 //
 // A kept worktree is named "<key>.<time>-<job>.<commit>": the repository it belongs to, an order
 // (oldest first), and the commit it is checked out at. If any step fails, the worktree is thrown

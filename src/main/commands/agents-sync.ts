@@ -1,50 +1,21 @@
 // `docwright agents sync`, `agents unrecognized` and `agents list`'s read of the synced version,
-// as admin commands: they
-// run on the database wherever it can be reached (a running server's embedded database through
-// its control socket). The list's text is read by the CLI (a file or URL) and sent as input.
+// as admin commands: they run on the database wherever it can be reached (a running server's
+// embedded database through its control socket). Sync and the stored version are made like the
+// referrer list's (list-sync-commands.ts).
 import { Type } from 'typebox';
 import {
-  AgentSyncRefused,
-  analyticsErrors,
   exportUnrecognizedAgents,
-  SYNC_MAX_BYTES,
   selectLatestAgentList,
   syncAgentList,
 } from '../../modules/analytics/index.ts';
 import { getProject } from '../../modules/projects/index.ts';
 import { defineAdminCommand } from './admin-command.ts';
+import { defineListSyncCommands } from './list-sync-commands.ts';
 
-export const agentsSync = defineAdminCommand({
-  name: 'agents sync',
-  input: Type.Object(
-    {
-      text: Type.String({ maxLength: SYNC_MAX_BYTES }),
-      source: Type.String({ minLength: 1, maxLength: 2048 }),
-      maxDropPercent: Type.Integer({ minimum: 0, maximum: 100 }),
-    },
-    { additionalProperties: false },
-  ),
-  async run(db, input) {
-    try {
-      return await syncAgentList(db, {
-        text: input.text,
-        source: input.source,
-        maxDropShare: input.maxDropPercent / 100,
-      });
-    } catch (error) {
-      if (error instanceof AgentSyncRefused) throw analyticsErrors.agent_list_refused(error.message);
-      throw error;
-    }
-  },
-});
-
-export const agentsStored = defineAdminCommand({
-  name: 'agents stored',
-  input: Type.Object({}, { additionalProperties: false }),
-  async run(db) {
-    const stored = await selectLatestAgentList(db);
-    return stored === null ? null : { ...stored, syncedAt: stored.syncedAt.toISOString() };
-  },
+export const { sync: agentsSync, stored: agentsStored } = defineListSyncCommands({
+  noun: 'agents',
+  sync: syncAgentList,
+  selectLatest: selectLatestAgentList,
 });
 
 export const agentsUnrecognized = defineAdminCommand({

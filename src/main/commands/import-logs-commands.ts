@@ -1,7 +1,8 @@
 // The admin commands behind `docwright import-logs`: read the ledger of some logs, apply one
 // chunk, and give the current day's visitor salt (the importer hashes that day's lines with it;
-// the control socket is the server owner's alone, who can read the salt table anyway). The CLI runs them on its own database, or sends them to the running server that
-// holds the embedded database (they are listed in registry.ts for that).
+// the control socket is the server owner's alone, who can read the salt table anyway). The CLI
+// runs them on its own database, or sends them to the running server that holds the embedded
+// database (they are listed in registry.ts for that).
 import { Type } from 'typebox';
 import {
   applyChunk,

@@ -82,6 +82,13 @@ const SplitParameter = (what: string) =>
     }),
   );
 
+/** /views: the paged range, and the format filter (docs/analytics-formats.md, "Formats per page"). */
+export const PageViewsQuerySchema = Type.Object({
+  ...pagedRangeQuery('Paths').properties,
+  format: FormatFilter,
+});
+export type PageViewsQuery = Static<typeof PageViewsQuerySchema>;
+
 export const AgentsQuerySchema = Type.Object({
   ...pagedRangeQuery('Agents').properties,
   format: FormatFilter,

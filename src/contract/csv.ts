@@ -26,6 +26,21 @@ export function viewsCsvRow(row: PageViewReport['views'][number]): CsvCell[] {
   return [row.path, row.human, row.ai, row.total];
 }
 
+/**
+ * The views export's columns for a request: VIEWS_CSV_COLUMNS, then `format` (the format the
+ * counts are of) with a format filter. Without one, exactly VIEWS_CSV_COLUMNS.
+ */
+export function viewsCsvColumns(asked: { format?: ViewFormat | undefined } = {}): string[] {
+  return [...VIEWS_CSV_COLUMNS, ...(asked.format !== undefined ? ['format'] : [])];
+}
+
+/** One line of the views export in viewsCsvColumns(asked) order. */
+export function viewsCsvRowFor(asked: {
+  format?: ViewFormat | undefined;
+}): (row: PageViewReport['views'][number]) => CsvCell[] {
+  return (row) => [...viewsCsvRow(row), ...(asked.format !== undefined ? [asked.format] : [])];
+}
+
 /** One line of the agents export, in AGENTS_CSV_COLUMNS order. */
 export function agentsCsvRow(row: AgentReport['agents'][number]): CsvCell[] {
   return [row.agent, row.operator, row.category, row.verified, row.unverified, row.total];

@@ -17,6 +17,7 @@ import {
   mcpToolsCsvRow,
   type PageViewReport,
   PageViewReportSchema,
+  PageViewsQuerySchema,
   ProjectParamsSchema,
   REFERRALS_CSV_COLUMNS,
   type ReferralReport,
@@ -29,12 +30,12 @@ import {
   type UnrecognizedAgentReportBody,
   UnrecognizedAgentReportSchema,
   UnrecognizedQuerySchema,
-  VIEWS_CSV_COLUMNS,
   VISITORS_CSV_COLUMNS,
   ViewsQuerySchema,
   type VisitorReport,
   VisitorReportSchema,
-  viewsCsvRow,
+  viewsCsvColumns,
+  viewsCsvRowFor,
   visitorsCsvRow,
 } from '../../contract/index.ts';
 import type { App, AppContext } from '../../http/context.ts';
@@ -198,12 +199,15 @@ export function registerAnalyticsRoutes(
   pagedReport<PageViewReport>({
     name: 'views',
     summary: 'Export page views, human and AI',
-    description: `Site-wide totals and per-page counts over a date range, each split into human readers and AI agents (non-AI bots are in neither). ${PAGING} views are ordered by total descending, then path ascending.`,
-    querystring: ViewsQuerySchema,
+    description: `Site-wide totals and per-page counts over a date range, each split into human readers and AI agents (non-AI bots are in neither). format counts only the views served in that format (html, markdown, llms, mcp): the totals and every page hold that format's views, and pages with none are not listed; in CSV, format adds a format column. ${PAGING} views are ordered by total descending, then path ascending.`,
+    querystring: PageViewsQuerySchema,
     schemaRef: 'PageViewReport',
     answer: 'The page view report.',
     run: (projectId, query) => exportPageViews(db, projectId, query),
-    csv: { columns: VIEWS_CSV_COLUMNS, rows: (report) => report.views.map(viewsCsvRow) },
+    csv: {
+      columns: (query) => viewsCsvColumns(query),
+      rows: (report, query) => report.views.map(viewsCsvRowFor(query)),
+    },
   });
 
   pagedReport<VisitorReport>({

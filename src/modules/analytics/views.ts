@@ -1,6 +1,7 @@
-// The page-view export: the range's totals and one page of paths, read through the store.
+// The page-view export: the range's totals and one page of paths, read through the store; with a
+// format, only the views served in that format (docs/analytics-formats.md, "Formats per page").
 
-import { DEFAULT_VIEWS_LIMIT, type PageViewReport } from '../../contract/index.ts';
+import { DEFAULT_VIEWS_LIMIT, type PageViewReport, type ViewFormat } from '../../contract/index.ts';
 import type { Database } from '../../db/database.ts';
 import { reportedRange, resolveHourRange } from './export-range.ts';
 import { readPage } from './store/index.ts';
@@ -12,6 +13,8 @@ export interface ViewsRequest {
   dateTo?: string | undefined;
   limit?: number | undefined;
   offset?: number | undefined;
+  /** Count only the views served in this format; omitted: every view (the contract's answer). */
+  format?: ViewFormat | undefined;
 }
 
 export interface ExportOptions {
@@ -41,6 +44,7 @@ export async function exportPageViews(
       report: 'paths',
       buildLockTimeoutMs: options.buildLockTimeoutMs,
       topPathsMaxRows: options.topPathsMaxRows,
+      format: request.format,
     },
   );
   return {

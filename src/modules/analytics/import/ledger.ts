@@ -103,6 +103,7 @@ export async function applyChunk(db: Database, chunk: ImportChunk): Promise<Chun
         row.verification,
         row.views,
       );
+      sums.formats.addPage(chunk.projectId, hourSeconds, row.format, row.trafficClass, row.path, row.views);
     }
     return {
       projectId: chunk.projectId,

@@ -141,6 +141,7 @@ export class RollupTally implements OutcomeSink {
         kind.verification,
         1,
       );
+      this.sums.formats.addPage(this.#projectId, hour / 1000, format, kind.trafficClass, path, 1);
       if (mcp !== null) this.sums.formats.addCall(this.#projectId, hour / 1000, mcp, 1);
     }
     const visitorClass = kind.trafficClass;

@@ -2,7 +2,9 @@
 // next to its ViewSums (as it carries referrals), staged with them and written by the merge
 // (format-writes.ts); log import writes them straight (recordFormatsIn). html views are never
 // held: a view is html unless counted here. These are few next to all views (agents fetching
-// Markdown, llms.txt, MCP calls), so a plain key string per sum is cheap enough.
+// Markdown, llms.txt, MCP calls), so a plain key string per sum is cheap enough. The same views
+// are also summed per page (addPage: format, path and class, for the format filter of /views),
+// human and AI only, as /views counts no bot views.
 import type { TrafficClass } from './queries.ts';
 
 /** The formats kept: every one but html. */
@@ -35,10 +37,22 @@ export interface McpCallCount extends McpCall {
   calls: number;
 }
 
+/** A page's views in a format but html (migration 0030); human and AI only. */
+export interface FormatPageCount {
+  projectId: string;
+  hourSeconds: number;
+  format: StoredFormat;
+  path: string;
+  trafficClass: 'human' | 'ai';
+  views: number;
+}
+
 /** The staged form (JSON). */
 export interface EncodedFormats {
   v: [string, number, StoredFormat, TrafficClass, string, string, number][];
   c: [string, number, string, string, string, string, number][];
+  /** Per page; absent from rows staged before pages were kept (their views count as html per page). */
+  p?: [string, number, StoredFormat, string, 'human' | 'ai', number][];
 }
 
 const byKeyOrder = <T>([a]: [string, T], [b]: [string, T]) => (a < b ? -1 : a > b ? 1 : 0);
@@ -52,9 +66,10 @@ function checkedSum(sum: number): number {
 export class FormatSums {
   readonly #views = new Map<string, FormatCount>();
   readonly #calls = new Map<string, McpCallCount>();
+  readonly #pages = new Map<string, FormatPageCount>();
 
   get isEmpty(): boolean {
-    return this.#views.size === 0 && this.#calls.size === 0;
+    return this.#views.size === 0 && this.#calls.size === 0 && this.#pages.size === 0;
   }
 
   /** A view's format; html views are not kept, and human and bot views keep no agent. */
@@ -86,6 +101,22 @@ export class FormatSums {
       });
   }
 
+  /** A page's view in its format; html and bot views are not kept. */
+  addPage(
+    projectId: string,
+    hourSeconds: number,
+    format: StoredFormat | 'html',
+    trafficClass: TrafficClass,
+    path: string,
+    views: number,
+  ): void {
+    if (format === 'html' || trafficClass === 'bot' || views === 0) return;
+    const key = `${projectId}\0${hourSeconds}\0${format}\0${path}\0${trafficClass}`;
+    const found = this.#pages.get(key);
+    if (found !== undefined) found.views = checkedSum(found.views + views);
+    else this.#pages.set(key, { projectId, hourSeconds, format, path, trafficClass, views });
+  }
+
   addCall(projectId: string, hourSeconds: number, call: McpCall, calls: number): void {
     if (calls === 0) return;
     const key = `${projectId}\0${hourSeconds}\0${call.method}\0${call.tool}\0${call.clientName}\0${call.clientVersion}`;
@@ -107,6 +138,8 @@ export class FormatSums {
     for (const c of other.#views.values())
       this.addView(c.projectId, c.hourSeconds, c.format, c.trafficClass, c.agent, c.verification, c.views);
     for (const c of other.#calls.values()) this.addCall(c.projectId, c.hourSeconds, c, c.calls);
+    for (const c of other.#pages.values())
+      this.addPage(c.projectId, c.hourSeconds, c.format, c.trafficClass, c.path, c.views);
   }
 
   encode(): EncodedFormats {
@@ -129,6 +162,18 @@ export class FormatSums {
         c.clientVersion,
         c.calls,
       ]),
+      ...(this.#pages.size === 0
+        ? {}
+        : {
+            p: [...this.#pages.values()].map((c) => [
+              c.projectId,
+              c.hourSeconds,
+              c.format,
+              c.path,
+              c.trafficClass,
+              c.views,
+            ]),
+          }),
     };
   }
 
@@ -137,6 +182,8 @@ export class FormatSums {
       this.addView(projectId, hourSeconds, format, trafficClass, agent, verification, views);
     for (const [projectId, hourSeconds, method, tool, clientName, clientVersion, calls] of encoded.c)
       this.addCall(projectId, hourSeconds, { method, tool, clientName, clientVersion }, calls);
+    for (const [projectId, hourSeconds, format, path, trafficClass, views] of encoded.p ?? [])
+      this.addPage(projectId, hourSeconds, format, trafficClass, path, views);
   }
 
   /** The view counts of the given projects, sorted by key (the writers' lock order). */
@@ -155,11 +202,20 @@ export class FormatSums {
       .map(([, c]) => c);
   }
 
+  /** The page counts of the given projects, sorted by key. */
+  sortedPages(projectIds: ReadonlySet<string>): FormatPageCount[] {
+    return [...this.#pages.entries()]
+      .filter(([, c]) => projectIds.has(c.projectId))
+      .sort(byKeyOrder)
+      .map(([, c]) => c);
+  }
+
   /** Every project with counts here. */
   projectIds(): Set<string> {
     const ids = new Set<string>();
     for (const c of this.#views.values()) ids.add(c.projectId);
     for (const c of this.#calls.values()) ids.add(c.projectId);
+    for (const c of this.#pages.values()) ids.add(c.projectId);
     return ids;
   }
 }

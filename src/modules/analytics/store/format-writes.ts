@@ -1,8 +1,13 @@
-// Writes view formats and MCP calls to their hourly and daily tables, inside the caller's
-// transaction (the staged-views merge, a log import chunk), each table's keys sorted (the
-// rollups' lock-order rule).
+// Writes view formats (per class and agent, and per page) and MCP calls to their hourly and daily
+// tables, inside the caller's transaction (the staged-views merge, a log import chunk), each
+// table's keys sorted (the rollups' lock-order rule).
 import type { Queryable } from '../../../db/database.ts';
 import { floorToDay } from '../time-buckets.ts';
+import {
+  type FormatPageBatch,
+  upsertFormatPagesDaily,
+  upsertFormatPagesHourly,
+} from './format-page-queries.ts';
 import {
   type FormatBatch,
   type McpCallBatch,
@@ -11,7 +16,7 @@ import {
   upsertMcpCallsDaily,
   upsertMcpCallsHourly,
 } from './format-queries.ts';
-import type { FormatCount, FormatSums, McpCallCount } from './format-sums.ts';
+import type { FormatCount, FormatPageCount, FormatSums, McpCallCount } from './format-sums.ts';
 import { inChunks } from './level-writes.ts';
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
@@ -24,6 +29,17 @@ function formatBatch(counts: readonly FormatCount[]): FormatBatch {
     trafficClasses: counts.map((c) => c.trafficClass),
     agents: counts.map((c) => c.agent),
     verifications: counts.map((c) => c.verification),
+    views: counts.map((c) => c.views),
+  };
+}
+
+function pageBatch(counts: readonly FormatPageCount[]): FormatPageBatch {
+  return {
+    projectIds: counts.map((c) => c.projectId),
+    buckets: counts.map((c) => iso(c.hourSeconds)),
+    formats: counts.map((c) => c.format),
+    paths: counts.map((c) => c.path),
+    trafficClasses: counts.map((c) => c.trafficClass),
     views: counts.map((c) => c.views),
   };
 }
@@ -59,6 +75,8 @@ function daily<T extends { hourSeconds: number }>(
 
 const formatKey = (c: FormatCount) =>
   `${c.projectId}\0${c.hourSeconds}\0${c.format}\0${c.trafficClass}\0${c.agent}\0${c.verification}`;
+const pageKey = (c: FormatPageCount) =>
+  `${c.projectId}\0${c.hourSeconds}\0${c.format}\0${c.path}\0${c.trafficClass}`;
 const callKey = (c: McpCallCount) =>
   `${c.projectId}\0${c.hourSeconds}\0${c.method}\0${c.tool}\0${c.clientName}\0${c.clientVersion}`;
 
@@ -81,4 +99,20 @@ export async function writeFormats(
     into.calls += c.calls;
   });
   await inChunks(callDays, callBatch, (b) => upsertMcpCallsDaily(tx, b));
+  await writeFormatPages(tx, sums, projectIds);
+}
+
+/** The per-page counts (migration 0030): none when the views were all html, or staged by an older release. */
+async function writeFormatPages(
+  tx: Queryable,
+  sums: FormatSums,
+  projectIds: ReadonlySet<string>,
+): Promise<void> {
+  const pages = sums.sortedPages(projectIds);
+  if (pages.length === 0) return;
+  await inChunks(pages, pageBatch, (b) => upsertFormatPagesHourly(tx, b));
+  const pageDays = daily(pages, pageKey, (into, c) => {
+    into.views += c.views;
+  });
+  await inChunks(pageDays, pageBatch, (b) => upsertFormatPagesDaily(tx, b));
 }

@@ -4,7 +4,9 @@
 // what it wants (`report`) and gets its page. Each read merges what ingest staged first, so a view
 // acknowledged before the read began is in the answer.
 import type { Database } from '../../../db/database.ts';
+import { readFormatPathPage } from './format-page-reads.ts';
 import { type FormatSeries, type McpCallPage, readFormatSeries, readMcpCallPage } from './format-reads.ts';
+import type { StoredFormat } from './format-sums.ts';
 import type { HourRange } from './queries.ts';
 import {
   type AgentPage,
@@ -28,6 +30,8 @@ export type PageQuery =
       buildLockTimeoutMs?: number | undefined;
       /** Pages reaching at most this many rows are found without a ranking (0: always a ranking). */
       topPathsMaxRows?: number | undefined;
+      /** Count only the views served in this format (the per-page format levels are read only then). */
+      format?: StoredFormat | 'html' | undefined;
     }
   /** Views per AI agent, with every agent and the referrals per assistant for the crawls. */
   | { report: 'agents' /** The agents' views per format too. */; withFormats?: boolean }
@@ -70,6 +74,7 @@ async function readAnyPage(
 ): Promise<Pages[keyof Pages]> {
   switch (query.report) {
     case 'paths':
+      if (query.format !== undefined) return readFormatPathPage(db, projectId, range, page, query.format);
       return readPathPage(db, projectId, range, page, {
         buildLockTimeoutMs: query.buildLockTimeoutMs,
         topPathsMaxRows: query.topPathsMaxRows,

@@ -19,7 +19,7 @@
 // each, with their ratio, which a busy machine disturbs far less than the rates (PGlite's
 // database work is in it; a PostgreSQL server's is not).
 //
-// Run: node bench/ingest.ts [--engine postgres|pglite|both] [--mix docs|distinct] [--seconds N]
+// Run: node bench/ingest.ts [--engine postgres|pglite|both] [--mix docs|distinct|formats] [--seconds N]
 //      [--rounds N] [--connections N] [--commits N]
 // Prints one `figure:` line per engine; ends in about a minute with the defaults.
 
@@ -196,7 +196,8 @@ async function measure(db: Database, bodies: string[]) {
   return { totals, ratios, notes, ...closed };
 }
 
-if (args.mix !== 'docs' && args.mix !== 'distinct') throw new Error('--mix must be docs or distinct');
+if (args.mix !== 'docs' && args.mix !== 'distinct' && args.mix !== 'formats')
+  throw new Error('--mix must be docs, distinct or formats');
 const bodies = makeIngestBodies(args.mix, BATCHES, RECORDS_PER_BATCH);
 const fmt = (value: number) => Math.round(value).toString();
 const engines = args.engine === 'both' ? ['postgres', 'pglite'] : [args.engine!];

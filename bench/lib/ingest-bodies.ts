@@ -5,11 +5,14 @@
 // - docs: 2,000 pages with Zipf popularity (page k drawn with weight 1/k); 70% of requests from
 //   browsers, 20% from AI agents, 10% from other bots, each agent equally likely;
 // - distinct: the worst case, 1,000 pages with a long tail and every user agent of the table
-//   equally likely, so nearly every record is a rollup key of its own.
+//   equally likely, so nearly every record is a rollup key of its own;
+// - formats: docs, but AI agents read as agents do where a site serves Markdown: 40% of their
+//   requests ask for the page's .md, 5% for /llms.txt (docs/analytics-formats.md: each of these
+//   adds a format sum and a per-page format sum).
 import { USER_AGENT_CASES } from '../../test/analytics/fixtures/user-agents.ts';
 import { seededRandom, zipfSampler } from './random.ts';
 
-export type IngestMix = 'docs' | 'distinct';
+export type IngestMix = 'docs' | 'distinct' | 'formats';
 
 /** `batches` JSON arrays of `recordsPerBatch` records each, the same for a mix on every run. */
 export function makeIngestBodies(mix: IngestMix, batches: number, recordsPerBatch: number): string[] {
@@ -30,19 +33,27 @@ export function makeIngestBodies(mix: IngestMix, batches: number, recordsPerBatc
     for (let i = 0; i < recordsPerBatch; i++, n++) {
       let page: number;
       let userAgent: string;
+      let ai = false;
       if (mix === 'distinct') {
         page = Math.floor(1000 * random() ** 3);
         userAgent = pick(all);
       } else {
         page = zipfPage();
         const who = random();
-        userAgent = pick(who < 0.7 ? browsers : who < 0.9 ? agents : bots);
+        ai = who >= 0.7 && who < 0.9;
+        userAgent = pick(who < 0.7 ? browsers : ai ? agents : bots);
       }
       const asset = random() < 0.06;
+      // Drawn for the formats mix only, so the other mixes' records stay what they were.
+      const read = mix === 'formats' && ai ? random() : 1;
       records.push({
         url: asset
           ? `https://docs.example.com/assets/app-${page}.js`
-          : `https://docs.example.com/guide/page-${page}/?ref=${n % 5}`,
+          : read < 0.05
+            ? 'https://docs.example.com/llms.txt'
+            : read < 0.45
+              ? `https://docs.example.com/guide/page-${page}.md`
+              : `https://docs.example.com/guide/page-${page}/?ref=${n % 5}`,
         timestamp: new Date(now - Math.floor(random() * 60_000)).toISOString(),
         userAgent,
         ip: `203.0.113.${n % 250}`,

@@ -80,6 +80,15 @@ export interface ViewsOptions extends CallOptions {
 /** Date range and page size of the every-page calls (allViews, viewsReport, viewsCsv, agents...). */
 export type AllViewsOptions = PagingOptions;
 
+/** The format filter of the page-view export (docs/analytics-formats.md, "Formats per page"). */
+export interface PageViewFormatOption {
+  /** Count only the views served in this format; pages with none are not listed. */
+  format?: ViewFormat;
+}
+
+export interface PageViewsOptions extends ViewsOptions, PageViewFormatOption {}
+export interface AllPageViewsOptions extends AllViewsOptions, PageViewFormatOption {}
+
 /** The format filter and split of the agents export (docs/analytics-formats.md). */
 export interface FormatOptions {
   /** Count only the views served in this format. */
@@ -343,18 +352,21 @@ export class DocwrightClient {
 
   // Analytics ------------------------------------------------------------------------------------
 
-  /** One page of GET /v1/analytics/{projectId}/views. */
-  views(projectId: string, options: ViewsOptions = {}): Promise<PageViewReport> {
-    return this.#transport.json<PageViewReport>(this.#rangeRequest(projectId, 'views', options));
+  /** One page of GET /v1/analytics/{projectId}/views (with format, that format's views only). */
+  views(projectId: string, options: PageViewsOptions = {}): Promise<PageViewReport> {
+    return this.#transport.json<PageViewReport>(
+      this.#rangeRequest(projectId, 'views', options, { format: options.format }),
+    );
   }
 
   /** Every page of the page-view export: the first page, then offset += limit while hasMore. */
   viewPages(
     projectId: string,
-    options: AllViewsOptions = {},
+    options: AllPageViewsOptions = {},
   ): AsyncGenerator<PageViewReport, void, undefined> {
+    const format = options.format === undefined ? {} : { format: options.format };
     return offsetPages(
-      (page) => this.views(projectId, page),
+      (page) => this.views(projectId, { ...page, ...format }),
       options,
       (r) => r.views.length,
     );
@@ -363,13 +375,13 @@ export class DocwrightClient {
   /** Every row of the page-view export, page after page. */
   async *allViews(
     projectId: string,
-    options: AllViewsOptions = {},
+    options: AllPageViewsOptions = {},
   ): AsyncGenerator<PageViewRow, void, undefined> {
     for await (const page of this.viewPages(projectId, options)) yield* page.views;
   }
 
   /** The whole page-view export in one object: totals and range of the first page, the rows of every page. */
-  async viewsReport(projectId: string, options: AllViewsOptions = {}): Promise<MergedViewsReport> {
+  async viewsReport(projectId: string, options: AllPageViewsOptions = {}): Promise<MergedViewsReport> {
     let merged: MergedViewsReport | null = null;
     for await (const page of this.viewPages(projectId, options)) {
       if (merged === null) merged = { totals: page.totals, views: [...page.views], range: page.range };
@@ -379,13 +391,13 @@ export class DocwrightClient {
   }
 
   /** The whole page-view export as one CSV document (header once), from the server's CSV pages. */
-  viewsCsv(projectId: string, options: AllViewsOptions = {}): Promise<string> {
+  viewsCsv(projectId: string, options: AllPageViewsOptions = {}): Promise<string> {
     return csvPages(
       this.#transport,
-      (page) => this.#rangeRequest(projectId, 'views', page),
+      (page) => this.#rangeRequest(projectId, 'views', page, { format: options.format }),
       options,
       (page: PageViewReport) => ({
-        csv: viewsToCsv(page.views),
+        csv: viewsToCsv(page.views, options),
         rows: page.views.length,
         hasMore: page.hasMore,
       }),

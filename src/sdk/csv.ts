@@ -11,9 +11,11 @@ import {
   usageCsvColumns,
   usageCsvRow,
   VIEWS_CSV_COLUMNS,
-  viewsCsvRow,
+  viewsCsvColumns,
+  viewsCsvRowFor,
 } from '../contract/csv.ts';
 import { MCP_TOOLS_CSV_COLUMNS, mcpToolsCsvRow } from '../contract/mcp-tools-csv.ts';
+import type { ViewFormat } from '../contract/view-formats.ts';
 import { VISITORS_CSV_COLUMNS, visitorsCsvRow } from '../contract/visitors-csv.ts';
 import type { AgentRow, McpToolRow, PageViewRow, UsageReport, VisitorRow } from './types.ts';
 
@@ -22,9 +24,12 @@ export { AGENTS_CSV_COLUMNS, csvLine, MCP_TOOLS_CSV_COLUMNS, VIEWS_CSV_COLUMNS }
 /** One cell: empty for null, numbers as they are, text quoted and formula-guarded as needed. */
 export const csvField = csvCell;
 
-/** The header line and one line per row. */
-export function viewsToCsv(rows: Iterable<PageViewRow>): string {
-  return toCsv(VIEWS_CSV_COLUMNS, mapRows(rows, viewsCsvRow));
+/** The header line and one line per row; with a format filter, its column too: the server's bytes. */
+export function viewsToCsv(
+  rows: Iterable<PageViewRow>,
+  asked: { format?: ViewFormat | undefined } = {},
+): string {
+  return toCsv(viewsCsvColumns(asked), mapRows(rows, viewsCsvRowFor(asked)));
 }
 
 export function visitorsToCsv(rows: Iterable<VisitorRow>): string {

@@ -8,6 +8,7 @@ export { VIEW_FORMATS } from '../contract/view-formats.ts';
 export {
   type AgentsOptions,
   type AllAgentsOptions,
+  type AllPageViewsOptions,
   type AllViewsOptions,
   type CallOptions,
   type CreateJobOptions,
@@ -20,6 +21,8 @@ export {
   type MergedMcpToolReport,
   type MergedViewsReport,
   type MergedVisitorReport,
+  type PageViewFormatOption,
+  type PageViewsOptions,
   type TimeseriesOptions,
   type UsageOptions,
   type ViewsOptions,

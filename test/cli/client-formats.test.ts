@@ -1,11 +1,12 @@
 // The format filter and split and the MCP calls export through the typed client and the CLI,
 // against a real server fed through the ingest API: every page merged (more calls than one page
 // of 250), the client's CSV and the server's CSV pages parsed back to the JSON, and
-// `docwright agents-report --format/--split` and `docwright mcp-tools` as child processes.
+// `docwright agents-report --format/--split`, `docwright views --format` and `docwright
+// mcp-tools` as child processes.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { DocwrightClient, mcpToolsToCsv, VIEW_FORMATS } from '../../src/sdk/index.ts';
+import { DocwrightClient, mcpToolsToCsv, VIEW_FORMATS, viewsToCsv } from '../../src/sdk/index.ts';
 import { bearer, seedProject } from '../helpers/app.ts';
 import { openTestDatabase } from '../helpers/databases.ts';
 import { parseCsv } from '../sdk/csv-parse.ts';
@@ -92,6 +93,49 @@ test('client: agents and timeseries take format and split; the filtered answers 
   });
   assert.deepEqual(series.totals, { human: 0, ai: 1, bot: 0, total: 1 });
   assert.deepEqual(series.formats?.llms, { human: 0, ai: 1, bot: 0, total: 1 });
+});
+
+test('client: the views export takes format; the four formats add up to every view, page by page', async () => {
+  const all = await client.viewsReport(projectId);
+  const perPath = new Map<string, number>();
+  let total = 0;
+  for (const format of VIEW_FORMATS) {
+    // pageSize 1: the filtered export pages like the unfiltered one.
+    const report = await client.viewsReport(projectId, { format, pageSize: 1 });
+    total += report.totals.total;
+    for (const row of report.views) perPath.set(row.path, (perPath.get(row.path) ?? 0) + row.total);
+  }
+  assert.equal(total, all.totals.total);
+  assert.deepEqual([...perPath].sort(), all.views.map((v) => [v.path, v.total]).sort());
+  assert.deepEqual((await client.views(projectId, { format: 'markdown' })).views, [
+    { path: '/guide', human: 0, ai: 1, total: 1 },
+  ]);
+  const csv = 'path,human,ai,total,format\r\n/guide,0,1,1,markdown\r\n';
+  assert.equal(await client.viewsCsv(projectId, { format: 'markdown' }), csv);
+  assert.equal(
+    viewsToCsv((await client.viewsReport(projectId, { format: 'markdown' })).views, { format: 'markdown' }),
+    csv,
+  );
+});
+
+test('views --format, as a table, JSON and CSV; a bad format is refused', async () => {
+  const [table, json, csv, bad] = await Promise.all([
+    cli(['views', '--format', 'llms']),
+    cli(['views', '--format', 'mcp', '--json']),
+    cli(['views', '--format', 'markdown', '--csv']),
+    cli(['views', '--format', 'pdf']),
+  ]);
+  assert.equal(table.code, 0, table.stderr);
+  assert.match(table.stdout, /^Page views served as llms from .*: 1 \(human 0, AI 1\) on 1 page/);
+  assert.match(table.stdout, /\/llms\.txt/);
+  assert.equal(json.code, 0, json.stderr);
+  assert.deepEqual(JSON.parse(json.stdout).views, [
+    { path: '/mcp', human: 0, ai: 2 * TOOLS, total: 2 * TOOLS },
+  ]);
+  assert.equal(csv.code, 0, csv.stderr);
+  assert.equal(csv.stdout, 'path,human,ai,total,format\r\n/guide,0,1,1,markdown\r\n');
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /pdf/);
 });
 
 test('client: the MCP calls export, one page, every page merged, and CSV both ways', async () => {

@@ -1,6 +1,7 @@
 // The analytics page's "Where they read" card: the range's views per format (pages, Markdown,
 // llms.txt, MCP calls), the same numbers as GET .../timeseries?split=format, and the most-called
-// MCP tools from GET .../mcp-tools.
+// MCP tools from GET .../mcp-tools; and the top pages' format choice (GET .../views?format=),
+// with its CSV download.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -65,5 +66,39 @@ await forEachBackend('analytics page: views per format', ({ db }) => {
     assert.deepEqual(row('llms'), [0, 1, 1]);
     assert.deepEqual(row('mcp'), [0, 3, 3]);
     assert.match(page.body, /Most-called MCP tools: <code>search_docs<\/code> 2, <code>get_page<\/code> 1\./);
+
+    // The top pages served as Markdown: the pages' counts of that format only; the totals cards
+    // still count every view; paging, the CSV link and the choice keep the format.
+    const topPages = (body: string) =>
+      [
+        ...(/<table id="top-pages">[\s\S]*?<\/table>/.exec(body)?.[0] ?? '').matchAll(
+          /<tr><td class="break"><code>([^<]+)<\/code><\/td><td class="num">(\d+)<\/td><td class="num">(\d+)<\/td><td class="num">(\d+)<\/td><\/tr>/g,
+        ),
+      ].map((m) => [m[1], Number(m[2]), Number(m[3]), Number(m[4])]);
+    const base = `/app/projects/${seeded.project.id}/analytics`;
+    assert.deepEqual(topPages(page.body), [
+      ['/guide', 1, 2, 3],
+      ['/mcp', 0, 3, 3],
+      ['/llms.txt', 0, 1, 1],
+    ]);
+    const markdown = await owner.get(`${base}?format=markdown`);
+    assert.equal(markdown.status, 200);
+    assert.deepEqual(topPages(markdown.body), [['/guide', 0, 2, 2]]);
+    assert.match(markdown.body, /<dd id="total-all">7<\/dd>/);
+    assert.match(markdown.body, /<option value="markdown" selected>Markdown<\/option>/);
+    assert.match(markdown.body, /views\.csv\?from=[\d-]+&amp;to=[\d-]+&amp;format=markdown"/);
+    const none = await owner.get(`${base}?format=html&page=2`);
+    assert.match(none.body, /No page views served as Pages \(HTML\) in this range on this page\./);
+    const bad = await owner.get(`${base}?format=pdf`);
+    assert.equal(bad.status, 200);
+    assert.match(bad.body, /The format must be html, markdown, llms or mcp/);
+    assert.deepEqual(topPages(bad.body), topPages(page.body));
+
+    const csvUrl = /href="([^"]*views\.csv[^"]*)"/.exec(markdown.body)![1]!.replaceAll('&amp;', '&');
+    const csv = await owner.get(csvUrl);
+    assert.equal(csv.status, 200);
+    assert.equal(csv.body, 'path,human,ai,total,format\r\n/guide,0,2,2,markdown\r\n');
+    const plainCsv = await owner.get(csvUrl.replace('&format=markdown', ''));
+    assert.match(plainCsv.body, /^path,human,ai,total\r\n\/guide,1,2,3\r\n/);
   });
 });

@@ -100,9 +100,11 @@ function rangeText(range: { from: string | null; to: string | null }): string {
   return `${range.from ?? 'the beginning'} to ${range.to ?? 'now'}`;
 }
 
-export function renderViews(report: MergedViewsReport): string {
+/** `format` names the filter the report was asked with, if any. */
+export function renderViews(report: MergedViewsReport, format?: string): string {
   const { totals } = report;
-  const head = `Page views from ${rangeText(report.range)}: ${totals.total} (human ${totals.human}, AI ${totals.ai}) on ${countOf(report.views.length, 'page')}`;
+  const served = format === undefined ? '' : ` served as ${format}`;
+  const head = `Page views${served} from ${rangeText(report.range)}: ${totals.total} (human ${totals.human}, AI ${totals.ai}) on ${countOf(report.views.length, 'page')}`;
   if (report.views.length === 0) return `${head}\nNo page views in this range.`;
   const headers = ['PATH', 'HUMAN', 'AI', 'TOTAL'];
   const rows = report.views.map((v) => [v.path, count(v.human), count(v.ai), count(v.total)]);

@@ -1,6 +1,7 @@
 // `docwright views`: the page-view export (human and AI views per page) through the API, every
-// page of it, as a table, one JSON object, or CSV.
+// page of it, as a table, one JSON object, or CSV; --format counts one format's views only.
 import { type Command, Option } from 'commander';
+import { VIEW_FORMATS, type ViewFormat } from '../../contract/index.ts';
 import {
   addClientOptions,
   CLIENT_VARIABLES,
@@ -43,29 +44,44 @@ export const EXPORT_ENVIRONMENT_HELP = `\nServer, key and project come from --ur
   .map(([name, text]) => `  ${name.padEnd(19)}${text}`)
   .join('\n')}\nA read key is enough. Dates are UTC; counts are kept per hour.`;
 
+interface ViewsFlags extends ExportFlags {
+  format?: ViewFormat;
+}
+
 export function registerViewsCommand(program: Command): void {
   addExportOptions(
     program.command('views').description('page views per page, human and AI, over a date range (every page)'),
     'page',
   )
+    .addOption(
+      new Option(
+        '--format <format>',
+        'count only the views served in this format (pages without any are not listed)',
+      ).choices(VIEW_FORMATS),
+    )
     .addHelpText(
       'after',
       `${EXPORT_ENVIRONMENT_HELP}\n\n--json prints {"totals":{"human","ai","total"},"views":[{"path","human","ai","total"},...]}\n` +
         'with the rows of every page, ordered by total descending, then path.\n\nExamples:\n' +
         '  docwright views --from 2026-01-01 --to 2026-02-01\n' +
         "  docwright views --json | jq '.views[:10]'\n" +
+        '  docwright views --format markdown   # the pages agents read as Markdown\n' +
         '  docwright views --from 2026-01-01 --to 2026-02-01 --csv > views-january.csv',
     )
-    .action(async (flags: ExportFlags) =>
+    .action(async (flags: ViewsFlags) =>
       runClientCommand(async () => {
         const { client, projectId } = clientSettings(flags, process.env);
+        const options = {
+          ...exportRange(flags),
+          ...(flags.format === undefined ? {} : { format: flags.format }),
+        };
         if (flags.csv) {
-          process.stdout.write(await client.viewsCsv(projectId, exportRange(flags)));
+          process.stdout.write(await client.viewsCsv(projectId, options));
           return;
         }
-        const report = await client.viewsReport(projectId, exportRange(flags));
+        const report = await client.viewsReport(projectId, options);
         if (flags.json) printJson({ totals: report.totals, views: report.views });
-        else print(renderViews(report));
+        else print(renderViews(report, flags.format));
       }),
     );
 }

@@ -5,10 +5,12 @@ import {
   AGENTS_CSV_COLUMNS,
   agentsCsvRow,
   type CsvCell,
+  isViewFormat,
   MAX_VIEWS_LIMIT,
   toCsv,
-  VIEWS_CSV_COLUMNS,
-  viewsCsvRow,
+  type ViewFormat,
+  viewsCsvColumns,
+  viewsCsvRowFor,
 } from '../../../contract/index.ts';
 import { AppError } from '../../../errors/app-error.ts';
 import {
@@ -38,8 +40,16 @@ type AnalyticsQuery = {
     page?: string;
     apage?: string;
     preset?: string;
+    /** The top pages' format filter (GET .../views?format=); empty or absent: every view. */
+    format?: string;
   };
 };
+
+/** The top pages' format filter as asked: null for every view, 'bad' for an unknown value. */
+function formatOf(raw: unknown): ViewFormat | null | 'bad' {
+  if (raw === undefined || raw === '') return null;
+  return isViewFormat(raw) ? raw : 'bad';
+}
 
 export const TOP_PAGES_LIMIT = 25;
 export const AGENTS_LIMIT = 10;
@@ -80,6 +90,10 @@ export function registerAnalyticsPageRoutes(
       interval = 'day';
       error ??= `Hourly charts cover at most ${MAX_HOURLY_DAYS} days; this range is charted per day.`;
     }
+    const asked = formatOf(q.format);
+    const pagesFormat = asked === 'bad' ? null : asked;
+    if (asked === 'bad')
+      error ??= 'The format must be html, markdown, llms or mcp; the top pages count every view.';
     const pagesPage = pageNumber(q.page);
     const agentsPage = pageNumber(q.apage);
     const dates = { dateFrom: range.dateFrom, dateTo: range.dateTo };
@@ -92,6 +106,7 @@ export function registerAnalyticsPageRoutes(
       series: null,
       pagesPage,
       pagesLimit: TOP_PAGES_LIMIT,
+      pagesFormat,
       agentsPage,
       agentsLimit: AGENTS_LIMIT,
       agentList: options.agentList?.() ?? null,
@@ -101,7 +116,11 @@ export function registerAnalyticsPageRoutes(
         ...dates,
         limit: TOP_PAGES_LIMIT,
         offset: (pagesPage - 1) * TOP_PAGES_LIMIT,
+        ...(pagesFormat === null ? {} : { format: pagesFormat }),
       });
+      // The totals cards count every view, whatever the top pages are filtered by.
+      if (pagesFormat !== null)
+        data.viewTotals = (await exportPageViews(db, project.id, { ...dates, limit: 1 })).totals;
       data.agents = await exportAgents(
         db,
         project.id,
@@ -133,12 +152,15 @@ export function registerAnalyticsPageRoutes(
       const project = await getProject(db, request.params.projectId);
       const parsed = dayRangeOf(request.query);
       const dates = { dateFrom: parsed.range.dateFrom, dateTo: parsed.range.dateTo };
+      // The views download takes the top pages' format filter (an unknown one: every view).
+      const asked = kind === 'views' ? formatOf(request.query.format) : null;
+      const format = asked === 'bad' || asked === null ? {} : { format: asked };
       const rows: CsvCell[][] = [];
       for (let offset = 0; ; offset += MAX_VIEWS_LIMIT) {
         const paging = { ...dates, limit: MAX_VIEWS_LIMIT, offset };
         if (kind === 'views') {
-          const report = await exportPageViews(db, project.id, paging);
-          rows.push(...report.views.map(viewsCsvRow));
+          const report = await exportPageViews(db, project.id, { ...paging, ...format });
+          rows.push(...report.views.map(viewsCsvRowFor(format)));
           if (!report.hasMore) break;
         } else {
           const report = await exportAgents(db, project.id, paging, catalog());
@@ -146,8 +168,9 @@ export function registerAnalyticsPageRoutes(
           if (!report.hasMore) break;
         }
       }
-      const header = kind === 'views' ? VIEWS_CSV_COLUMNS : AGENTS_CSV_COLUMNS;
-      const file = `${project.id}-${kind}-${parsed.range.from}-to-${parsed.range.to}.csv`;
+      const header = kind === 'views' ? viewsCsvColumns(format) : AGENTS_CSV_COLUMNS;
+      const named = 'format' in format ? `-${format.format}` : '';
+      const file = `${project.id}-${kind}${named}-${parsed.range.from}-to-${parsed.range.to}.csv`;
       return reply
         .type('text/csv; charset=utf-8; header=present')
         .header('content-disposition', `attachment; filename="${file}"`)

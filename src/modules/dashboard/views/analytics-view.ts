@@ -30,6 +30,10 @@ export interface AnalyticsPage {
   series: TimeseriesReport | null;
   pagesPage: number;
   pagesLimit: number;
+  /** The top pages' format filter; null: every view. */
+  pagesFormat?: ViewFormat | null;
+  /** Every view's totals, when the top pages (views) are filtered by a format. */
+  viewTotals?: PageViewReport['totals'] | null;
   agentsPage: number;
   agentsLimit: number;
   /** Null when the page was built without a classification context (the curated list). */
@@ -50,6 +54,20 @@ const FORMAT_NAMES: Record<ViewFormat, string> = {
   llms: 'llms.txt',
   mcp: 'MCP calls',
 };
+
+/** The top pages' format choice: a GET form keeping the range (the pages start again at 1). */
+function pagesFormatForm(base: string, data: AnalyticsPage): SafeHtml {
+  const chosen = data.pagesFormat ?? null;
+  return html`<form method="get" action="${base}" class="filter" data-auto-submit aria-label="Top pages format">
+    <input type="hidden" name="from" value="${data.range.from}"><input type="hidden" name="to" value="${data.range.to}"><input type="hidden" name="interval" value="${data.interval}"><input type="hidden" name="apage" value="${data.agentsPage}">
+    <label for="pages-format">Served as</label>
+    <select id="pages-format" name="format">
+      <option value=""${chosen === null ? html` selected` : ''}>Every format</option>
+      ${VIEW_FORMATS.map((f) => html`<option value="${f}"${chosen === f ? html` selected` : ''}>${FORMAT_NAMES[f]}</option>`)}
+    </select>
+    <button type="submit" class="small">Filter</button>
+  </form>`;
+}
 
 /** Where readers and agents read: the range's views per format, and the MCP tools called. */
 function formatsSection(
@@ -120,12 +138,20 @@ export function analyticsPage(frame: PageFrame, project: Project, data: Analytic
       page: String(data.pagesPage),
       apage: String(data.agentsPage),
     });
+    if (data.pagesFormat) params.set('format', data.pagesFormat);
     for (const [k, v] of Object.entries(extra)) params.set(k, String(v));
     return `${base}?${params.toString()}`;
   };
   const csv = (kind: 'views' | 'agents') =>
-    `${base}/${kind}.csv?${new URLSearchParams({ from: data.range.from, to: data.range.to }).toString()}`;
-  const totals = data.views?.totals ?? { human: 0, ai: 0, total: 0 };
+    `${base}/${kind}.csv?${new URLSearchParams({
+      from: data.range.from,
+      to: data.range.to,
+      ...(kind === 'views' && data.pagesFormat ? { format: data.pagesFormat } : {}),
+    }).toString()}`;
+  const totals = data.viewTotals ?? data.views?.totals ?? { human: 0, ai: 0, total: 0 };
+  const servedAs = data.pagesFormat
+    ? html` <span class="muted small">served as ${FORMAT_NAMES[data.pagesFormat]}</span>`
+    : '';
   const bots = data.series?.totals.bot ?? 0;
   const pagesOffset = (data.pagesPage - 1) * data.pagesLimit;
   return page(
@@ -192,7 +218,8 @@ ${errorBox(data.error)}
 ${formatsSection(data.series?.formats, data.mcpCalls)}
 <section aria-labelledby="pages-title">
   <div class="section-head">
-    <h2 id="pages-title">Top pages</h2>
+    <h2 id="pages-title">Top pages${servedAs}</h2>
+    ${pagesFormatForm(base, data)}
     <a class="button small" href="${csv('views')}" download>Download CSV<span class="visually-hidden"> of all pages</span></a>
   </div>
   ${
@@ -207,7 +234,7 @@ ${formatsSection(data.series?.formats, data.mcpCalls)}
     ${data.pagesPage > 1 ? html`<a href="${q({ page: data.pagesPage - 1 })}" rel="prev">Previous</a>` : ''}
     ${data.views.hasMore ? html`<a href="${q({ page: data.pagesPage + 1 })}" rel="next">Next</a>` : ''}
   </nav>`
-      : html`<p class="muted">No page views in this range${data.pagesPage > 1 ? ' on this page' : ''}.</p>`
+      : html`<p class="muted">No page views${data.pagesFormat ? ` served as ${FORMAT_NAMES[data.pagesFormat]}` : ''} in this range${data.pagesPage > 1 ? ' on this page' : ''}.</p>`
   }
 </section>
 <section aria-labelledby="agents-title">

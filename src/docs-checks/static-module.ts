@@ -1,13 +1,13 @@
 // The value a JavaScript or TypeScript config module exports, read without running it
 // (Docusaurus' sidebars.js / sidebars.ts): docwright never runs a repository's code. The module
 // is parsed with acorn (already loaded: remark-mdx parses MDX's expressions with it), TypeScript
-// first blanked to JavaScript by amaro (Node's own type stripping, which keeps every position, so
-// lines stay right). The export is read when it is a static literal: objects, arrays, strings,
+// first blanked to JavaScript by Node's own type stripping (strip-types.ts; it keeps every
+// position, so lines stay right). The export is read when it is a static literal: objects, arrays, strings,
 // numbers, booleans, null, template strings without `${}`, spreads of those, and top-level
 // constants holding them. Anything else (a call, a function, an import) is code: its value is
 // only known by running it, so the caller falls back to not knowing the navigation.
-import { createRequire } from 'node:module';
 import { type Expression, type Node, type Program, parse, type SpreadElement } from 'acorn';
+import { stripTypes } from './strip-types.ts';
 
 export type StaticModule =
   /** `lines`: the line of each string's first occurrence, for reporting an entry. */
@@ -200,16 +200,4 @@ function syntaxError(error: unknown): { message: string; line: number | null } {
     .replace(/\s*\(\d+:\d+\)$/, '')
     .replace(/\. Expected .*$/, '');
   return { message, line: typeof line === 'number' && line > 0 ? line : null };
-}
-
-/**
- * amaro is loaded on the first TypeScript module only: loading it and compiling its WebAssembly
- * takes about 0.5 s, once per process. (node:module's stripTypeScriptTypes, the same engine, is
- * already loaded but prints an ExperimentalWarning in Node 24.)
- */
-let amaro: typeof import('amaro') | null = null;
-
-function stripTypes(text: string): string {
-  amaro ??= createRequire(import.meta.url)('amaro') as typeof import('amaro');
-  return amaro.transformSync(text, { mode: 'strip-only' }).code;
 }

@@ -48,9 +48,12 @@ export async function checkSnapshots(
   } else pages = await affectedPages(base, branch, changed);
   const created = changed.filter((path) => isPage(path) && branch.files.has(path) && !base.files.has(path));
   const inScope = (problem: DocsProblem) => !scope || scope.includes(problem.file);
-  const before = [...(await pageRules(base, pages)), ...navigationRules(base)].filter(inScope);
+  const basePages = await pageRules(base, pages);
+  // A snapshot checked against itself (a full check of one commit) has the same page problems.
+  const branchPages = branch === base ? basePages : await pageRules(branch, pages);
+  const before = [...basePages, ...navigationRules(base)].filter(inScope);
   const after = [
-    ...(await pageRules(branch, pages)),
+    ...branchPages,
     ...navigationRules(branch),
     ...(await reachabilityRules(branch, created)),
   ].filter(inScope);

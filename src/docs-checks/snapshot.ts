@@ -8,7 +8,7 @@ import { cachedFacts, rememberFacts } from './facts-cache.ts';
 import { type DocsFramework, detectFramework, type FrameworkInfo, forcedFramework } from './frameworks.ts';
 import { type Navigation, navigationFiles, readNavigation } from './navigation.ts';
 import { isPage, type PageFacts, pageFacts, parsesAsMdx } from './page-facts.ts';
-import { parsePages } from './parse-pool.ts';
+import { PageParser } from './parse-pool.ts';
 
 export interface DocsSource {
   /** Every file, repository-relative with forward slashes. */
@@ -37,6 +37,8 @@ const MAX_PAGE_BYTES = 256 * 1024;
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 /** Files read at once. */
 const READ_CONCURRENCY = 64;
+/** Pages a full run reads before handing them to the parser. */
+const READ_SLICE = 256;
 
 /**
  * Parsed facts, shared between a base and the branches made from it: per path, the texts parsed
@@ -174,25 +176,49 @@ export class DocsSnapshot {
   }
 
   /**
+   * The page's facts when this snapshot already holds them (read and parsed), without an await;
+   * undefined when that is not known yet (then pageFacts reads and parses it).
+   */
+  knownFacts(path: string): PageFacts | undefined {
+    const text = this.#texts.get(path);
+    if (typeof text !== 'string' || !isPage(path) || !this.files.has(path)) return undefined;
+    return this.#cached(path, text) ?? undefined;
+  }
+
+  /**
    * Reads and parses every page not parsed yet (by this snapshot's family, or as the same blob by
-   * any run of the process), on worker threads when there are many.
+   * any run of the process), on worker threads when there are many. Pages are read a slice at a
+   * time and handed to the parser as they come, so reading and parsing overlap.
    */
   async parseAll(): Promise<void> {
     const pages = this.pages();
-    await this.load(pages);
-    const pending: { path: string; text: string }[] = [];
+    const parser = new PageParser(this.#mdx, pages.length);
     const keys = new Map<string, string>();
-    for (const path of pages) {
-      const text = this.#texts.get(path);
-      if (typeof text !== 'string' || this.#cached(path, text)) continue;
-      const known = cachedFacts(text, parsesAsMdx(path, this.#mdx));
-      if (known.facts) this.#remember(path, text, known.facts);
-      else {
-        pending.push({ path, text });
-        keys.set(path, known.key);
+    try {
+      for (let start = 0; start < pages.length; start += READ_SLICE) {
+        const slice = pages.slice(start, start + READ_SLICE);
+        await this.load(slice);
+        for (const path of slice) {
+          const text = this.#texts.get(path);
+          if (typeof text !== 'string' || this.#cached(path, text)) {
+            parser.skip();
+            continue;
+          }
+          const known = cachedFacts(text, parsesAsMdx(path, this.#mdx));
+          if (known.facts) {
+            this.#remember(path, text, known.facts);
+            parser.skip();
+          } else {
+            parser.add({ path, text });
+            keys.set(path, known.key);
+          }
+        }
       }
+    } catch (error) {
+      parser.close();
+      throw error;
     }
-    for (const [path, facts] of await parsePages(pending, this.#mdx)) {
+    for (const [path, facts] of await parser.finish()) {
       rememberFacts(keys.get(path)!, facts);
       this.#remember(path, this.#texts.get(path)!, facts);
     }

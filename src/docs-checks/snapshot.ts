@@ -37,8 +37,6 @@ const MAX_PAGE_BYTES = 256 * 1024;
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 /** Files read at once. */
 const READ_CONCURRENCY = 64;
-/** Pages a full run reads before handing them to the parser. */
-const READ_SLICE = 256;
 
 /**
  * Parsed facts, shared between a base and the branches made from it: per path, the texts parsed
@@ -143,22 +141,36 @@ export class DocsSnapshot {
     return this.#texts.get(path) ?? null;
   }
 
-  /** Reads the texts of `paths` not read yet (unchanged ones through the parent, which keeps them). */
-  async load(paths: Iterable<string>): Promise<void> {
+  /**
+   * Reads the texts of `paths` not read yet (unchanged ones through the parent, which keeps them);
+   * `onRead` hears of each as soon as its text is kept.
+   */
+  async load(paths: Iterable<string>, onRead?: (path: string) => void): Promise<void> {
     const missing = [...paths].filter((path) => !this.#texts.has(path));
     if (missing.length === 0) return;
-    const fromParent = this.#parent ? missing.filter((path) => !this.#changed.has(path)) : [];
-    const own = this.#parent ? missing.filter((path) => this.#changed.has(path)) : missing;
-    if (fromParent.length > 0 && this.#parent) {
-      await this.#parent.load(fromParent);
-      for (const path of fromParent) this.#texts.set(path, this.#parent.#texts.get(path) ?? null);
+    const parent = this.#parent;
+    const fromParent = parent ? missing.filter((path) => !this.#changed.has(path)) : [];
+    const own = parent ? missing.filter((path) => this.#changed.has(path)) : missing;
+    if (fromParent.length > 0 && parent) {
+      const take = (path: string) => {
+        if (this.#texts.has(path)) return;
+        this.#texts.set(path, parent.#texts.get(path) ?? null);
+        onRead?.(path);
+      };
+      await parent.load(fromParent, take);
+      for (const path of fromParent) take(path);
     }
-    const read = await readTexts(
+    const keep = (path: string, text: string | null) => {
+      this.#texts.set(path, text);
+      onRead?.(path);
+    };
+    for (const path of own) if (!this.files.has(path)) keep(path, null);
+    await readTexts(
       this.#source,
       own.filter((path) => this.files.has(path)),
       MAX_PAGE_BYTES,
+      keep,
     );
-    for (const path of own) this.#texts.set(path, read.get(path) ?? null);
   }
 
   /** The page's facts, parsed now if no snapshot sharing this one's cache parsed the same text yet. */
@@ -187,33 +199,37 @@ export class DocsSnapshot {
 
   /**
    * Reads and parses every page not parsed yet (by this snapshot's family, or as the same blob by
-   * any run of the process), on worker threads when there are many. Pages are read a slice at a
-   * time and handed to the parser as they come, so reading and parsing overlap.
+   * any run of the process), on worker threads when there are many. Pages are handed to the
+   * parser as they are read, so reading and parsing overlap.
    */
   async parseAll(): Promise<void> {
     const pages = this.pages();
     const parser = new PageParser(this.#mdx, pages.length);
     const keys = new Map<string, string>();
-    try {
-      for (let start = 0; start < pages.length; start += READ_SLICE) {
-        const slice = pages.slice(start, start + READ_SLICE);
-        await this.load(slice);
-        for (const path of slice) {
-          const text = this.#texts.get(path);
-          if (typeof text !== 'string' || this.#cached(path, text)) {
-            parser.skip();
-            continue;
-          }
-          const known = cachedFacts(text, parsesAsMdx(path, this.#mdx));
-          if (known.facts) {
-            this.#remember(path, text, known.facts);
-            parser.skip();
-          } else {
-            parser.add({ path, text });
-            keys.set(path, known.key);
-          }
+    // Pages go to the parser in their order as soon as they and all before them are read.
+    let offered = 0;
+    const offerRead = () => {
+      for (; offered < pages.length && this.#texts.has(pages[offered]!); offered++) {
+        const path = pages[offered]!;
+        const text = this.#texts.get(path);
+        if (typeof text !== 'string' || this.#cached(path, text)) {
+          parser.skip();
+          continue;
+        }
+        const known = cachedFacts(text, parsesAsMdx(path, this.#mdx));
+        if (known.facts) {
+          this.#remember(path, text, known.facts);
+          parser.skip();
+        } else {
+          parser.add({ path, text });
+          keys.set(path, known.key);
         }
       }
+    };
+    try {
+      offerRead();
+      await this.load(pages, offerRead);
+      offerRead();
     } catch (error) {
       parser.close();
       throw error;
@@ -278,14 +294,17 @@ async function readTexts(
   source: DocsSource,
   paths: readonly string[],
   maxBytes: number,
+  each?: (path: string, text: string | null) => void,
 ): Promise<Map<string, string>> {
   const texts = new Map<string, string>();
   let next = 0;
   const worker = async () => {
     while (next < paths.length) {
       const path = paths[next++]!;
-      const text = await source.read(path);
-      if (text !== null && text.length <= maxBytes) texts.set(path, text);
+      const read = await source.read(path);
+      const text = read !== null && read.length <= maxBytes ? read : null;
+      if (text !== null) texts.set(path, text);
+      each?.(path, text);
     }
   };
   await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, paths.length) }, worker));

@@ -6,7 +6,7 @@ import remarkFrontmatter from 'remark-frontmatter';
 import remarkMdx from 'remark-mdx';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
-import YAML from 'yaml';
+import { type Frontmatter, readFrontmatter } from './frontmatter.ts';
 
 export interface PageReference {
   kind: 'link' | 'image';
@@ -17,12 +17,7 @@ export interface PageReference {
 
 export interface PageFacts {
   parseError: { line: number; message: string } | null;
-  frontmatter: {
-    line: number;
-    error: string | null;
-    /** The top-level fields, when the YAML is a mapping. */
-    fields: Record<string, unknown> | null;
-  } | null;
+  frontmatter: Frontmatter | null;
   /** Heading slugs and explicit ids (`{#id}`, id="..."), in page order. */
   anchors: string[];
   references: PageReference[];
@@ -149,27 +144,4 @@ function collect(node: Node, facts: PageFacts, slugger: GithubSlugger): void {
 function plainText(node: Node): string {
   if (typeof node.value === 'string' && node.type !== 'html') return node.value;
   return (node.children ?? []).map(plainText).join('');
-}
-
-function readFrontmatter(source: string, line: number): NonNullable<PageFacts['frontmatter']> {
-  const document = YAML.parseDocument(source, { prettyErrors: false });
-  const error = document.errors[0];
-  if (error) {
-    const at = error.linePos?.[0]?.line ?? 1;
-    return { line: line + at, error: firstLine(error.message), fields: null };
-  }
-  const value: unknown = document.toJS();
-  const fields =
-    value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : null;
-  return {
-    line,
-    error: value === null || fields !== null ? null : 'The front matter is not a mapping of fields.',
-    fields: fields ?? {},
-  };
-}
-
-function firstLine(text: string): string {
-  return (text.split('\n')[0] ?? '').trim();
 }

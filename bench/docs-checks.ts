@@ -2,7 +2,8 @@
 // with front matter, headings, links with anchors to its neighbours and an image), against
 // reading the same files in the same run:
 // - full: every page read, parsed (on worker threads) and checked, base and branch alike, in a
-//   process that has parsed none of these pages (the facts cache cleared first);
+//   process that has parsed none of these pages (the facts cache cleared first); also its CPU
+//   time over all threads (full_cpu), which a loaded machine changes less than the wall time;
 // - full repeat: the same on a fresh snapshot in a process that parsed these blobs before (the
 //   process-wide facts cache keyed by blob id): reading, hashing and the rules;
 // - incremental: after a job changed a few files (three pages edited, one created and added to
@@ -134,6 +135,7 @@ try {
 
   const reads: number[] = [];
   const fulls: number[] = [];
+  const fullCpus: number[] = [];
   const repeats: number[] = [];
   const incrementals: number[] = [];
   const firstJobs: number[] = [];
@@ -142,12 +144,15 @@ try {
     reads.push(await timed(() => Promise.all(files.map((f) => readFile(join(root, f), 'utf8')))));
     let base: DocsSnapshot | null = null;
     clearFactsCache();
+    const cpu = process.cpuUsage();
     fulls.push(
       await timed(async () => {
         base = await DocsSnapshot.build(source);
         await checkSnapshots(base, base, { changed: [], full: true });
       }),
     );
+    const used = process.cpuUsage(cpu);
+    fullCpus.push((used.user + used.system) / 1000);
     incrementals.push(
       await timed(async () => {
         const branch = await base!.withChanges(branchSource, changes.keys());
@@ -175,6 +180,8 @@ try {
     `profile: introduced problems found by the incremental run: ${introduced} (expected 5: the dead link, three links to the deleted page, and its entry in docs.json)`,
   );
   console.log(figureLine('docs_checks_full_p50', percentile(fulls, 50), 'ms', read));
+  // All threads' CPU (the parse workers' too): what the machine's load does not change much.
+  console.log(figureLine('docs_checks_full_cpu_p50', percentile(fullCpus, 50), 'ms', null));
   console.log(figureLine('docs_checks_full_repeat_p50', percentile(repeats, 50), 'ms', read));
   console.log(figureLine('docs_checks_incremental_p50', percentile(incrementals, 50), 'ms', read));
   console.log(figureLine('docs_checks_first_job_p50', percentile(firstJobs, 50), 'ms', read));

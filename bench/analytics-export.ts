@@ -21,10 +21,17 @@
 //   SAMPLES=100        timed export requests per (range, page); BASELINE_SAMPLES=3 per baseline figure
 //   COLD_ROUNDS=3      alternated first-page-1 rounds per range (ranking build against none)
 //   LOAD_HOURS=1       hours of traffic per load transaction (6 loads about twice as fast)
+//   KEEP_DB=name       PostgreSQL only: keep the loaded database under this name and reuse it (below)
 // PostgreSQL: a fresh database on TEST_DATABASE_URL's server (default postgres@127.0.0.1:5432),
-// dropped afterwards.
+// dropped afterwards. With KEEP_DB, the database of that name is kept after the run; a later run
+// with the same KEEP_DB and the same SCALE, PATHS and LOAD_HOURS skips the load (a 10-million-event
+// load takes 10-25 minutes here): it applies any new migrations, forgets the rankings and sealed
+// months of the bench's project (so every range is cold again, as right after a load) and makes
+// a new read key. The load rate is then not measured. Drop it by hand when done
+// (`DROP DATABASE name`).
 
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import type { Database } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPglite } from '../src/db/pglite.ts';
@@ -38,8 +45,9 @@ import { selectPathViewsPageFromLevels } from '../src/modules/analytics/store/re
 // summed from the levels); the service uses store/index.ts.
 import { aggregate, recordPageViews } from '../src/modules/analytics/store/rollups.ts';
 import { pathSpanParams } from '../src/modules/analytics/store/span-params.ts';
+import { createKey } from '../src/modules/keys/index.ts';
 import { bearer, createTestApp, seedProject } from '../test/helpers/app.ts';
-import { createPostgresDatabase } from '../test/helpers/databases.ts';
+import { createPostgresDatabase, TEST_DATABASE_URL } from '../test/helpers/databases.ts';
 import {
   type Bounds,
   baselineAgentsPage,
@@ -74,6 +82,9 @@ const COLD_ROUNDS = Math.round(env('COLD_ROUNDS', 3));
 // Hours of traffic per write while loading: the same sums in fewer, larger transactions (a quicker
 // load; pg_load_rate then no longer measures one ingest commit per hour).
 const LOAD_HOURS = Math.round(env('LOAD_HOURS', 1));
+const KEEP_DB = process.env.KEEP_DB || null;
+if (KEEP_DB !== null && !/^[a-z_][a-z0-9_]*$/.test(KEEP_DB))
+  throw new Error(`KEEP_DB must be a lower-case SQL name`);
 const BACKENDS = (process.env.BACKENDS ?? 'postgres,pglite').split(',').map((b) => b.trim());
 
 const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
@@ -96,6 +107,18 @@ const log = (line: string) => console.log(line);
 async function openBackend(backend: string): Promise<{ db: Database; close: () => Promise<void> }> {
   if (backend === 'pglite') {
     const db = await openPglite(null);
+    await migrate(db);
+    return { db, close: () => db.close() };
+  }
+  if (KEEP_DB !== null) {
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [KEEP_DB]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${KEEP_DB}`);
+    await admin.end();
+    const url = new URL(TEST_DATABASE_URL);
+    url.pathname = `/${KEEP_DB}`;
+    const db = await openPostgres(url.toString(), { max: 5 });
     await migrate(db);
     return { db, close: () => db.close() };
   }
@@ -206,6 +229,35 @@ async function measureWrites(db: Database, app: App, prefix: string, eventsPerDa
   figures.push(figureLine(`${prefix}_write_with_levels_4_rankings`, ranked, 'events/s', base));
 }
 
+const keptShape = (events: number) => JSON.stringify({ events, paths: PATHS, loadHours: LOAD_HOURS });
+
+/**
+ * The bench's project in a kept database loaded by an earlier run (KEEP_DB), reset to "just
+ * loaded": no rankings, no sealed month; null when the database is new. Refuses a database loaded
+ * with another shape.
+ */
+async function keptProject(
+  db: Database,
+  events: number,
+): Promise<{ project: { id: string }; readKey: string } | null> {
+  const [table] = await db.query<{ t: string | null }>(`SELECT to_regclass('bench_kept')::text AS t`);
+  if (table!.t === null) {
+    const [used] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM page_views_hourly');
+    if (used!.n > 0) throw new Error(`KEEP_DB=${KEEP_DB} holds views but no bench_kept: drop it`);
+    return null;
+  }
+  const [row] = await db.query<{ project_id: string; shape: string }>('SELECT * FROM bench_kept');
+  if (row!.shape !== keptShape(events)) {
+    throw new Error(`KEEP_DB=${KEEP_DB} was loaded with ${row!.shape}, not ${keptShape(events)}: drop it`);
+  }
+  const projectId = row!.project_id;
+  await db.query('DELETE FROM page_view_rankings WHERE project_id = $1', [projectId]);
+  await db.query('DELETE FROM page_views_monthly WHERE project_id = $1', [projectId]);
+  await db.query('DELETE FROM page_view_sealed_months WHERE project_id = $1', [projectId]);
+  const readKey = (await createKey(db, { projectId, scope: 'read' })).key;
+  return { project: { id: projectId }, readKey };
+}
+
 async function run(backend: string, scale: number): Promise<void> {
   const prefix = backend === 'postgres' ? 'pg' : 'pglite';
   const events = Math.round(UNIT_EVENTS * scale);
@@ -219,10 +271,11 @@ async function run(backend: string, scale: number): Promise<void> {
   }
   const { db, close } = await openBackend(backend);
   try {
-    const seeded = await seedProject(db);
+    const kept = backend === 'postgres' && KEEP_DB !== null ? await keptProject(db, events) : null;
+    const seeded = kept ?? (await seedProject(db));
     const projectId = seeded.project.id;
     const shape: TrafficShape = { projectId, events, paths: PATHS, start: START, hours: DAYS * 24, seed: 42 };
-    const loaded = await load(db, shape);
+    const loaded = kept === null ? await load(db, shape) : null;
     const counts = await db.query<Record<string, number>>(
       `SELECT (SELECT count(*) FROM page_views_hourly)::bigint AS hourly,
               (SELECT count(*) FROM page_views_daily)::bigint AS daily,
@@ -233,11 +286,24 @@ async function run(backend: string, scale: number): Promise<void> {
     );
     const c = counts[0]!;
     log(
-      `   loaded at ${Math.round(loaded.rate).toLocaleString('en')} events/s: ${c.hourly!.toLocaleString('en')} hourly rows, ${c.daily!.toLocaleString('en')} daily path rows, ${c.monthly!.toLocaleString('en')} monthly, ${c.traffic!.toLocaleString('en')} traffic hours, ${c.agents!.toLocaleString('en')} agent-hour rows; ${c.paths!.toLocaleString('en')} paths seen`,
+      `   ${loaded === null ? 'loaded earlier' : `loaded at ${Math.round(loaded.rate).toLocaleString('en')} events/s`}: ${c.hourly!.toLocaleString('en')} hourly rows, ${c.daily!.toLocaleString('en')} daily path rows, ${c.monthly!.toLocaleString('en')} monthly, ${c.traffic!.toLocaleString('en')} traffic hours, ${c.agents!.toLocaleString('en')} agent-hour rows; ${c.paths!.toLocaleString('en')} paths seen`,
     );
-    figures.push(figureLine(`${prefix}_load_rate`, loaded.rate, 'events/s', null));
+    if (loaded === null) {
+      log(
+        `   reused the database ${KEEP_DB} (loaded by an earlier run; rankings and sealed months forgotten)`,
+      );
+    } else {
+      figures.push(figureLine(`${prefix}_load_rate`, loaded.rate, 'events/s', null));
+    }
 
-    const raw = await createRawEvents(db, projectId);
+    const raw =
+      kept === null
+        ? await createRawEvents(db, projectId)
+        : (await db.query<{ n: number }>('SELECT count(*)::bigint AS n FROM bench_raw_events'))[0]!.n;
+    if (KEEP_DB !== null && kept === null && backend === 'postgres') {
+      await db.exec('CREATE TABLE bench_kept (project_id text NOT NULL, shape text NOT NULL)');
+      await db.query('INSERT INTO bench_kept VALUES ($1, $2)', [projectId, keptShape(events)]);
+    }
     assert.equal(raw, events, 'the raw events table holds every event');
     log(`   raw events table: ${raw.toLocaleString('en')} rows, indexed on (project_id, ts)`);
     for (const table of [

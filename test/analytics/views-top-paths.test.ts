@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import type { PageViewCount } from '../../src/modules/analytics/store/index.ts';
+import { edgeDays } from '../../src/modules/analytics/store/top-paths.ts';
 import { exportPageViews } from '../../src/modules/analytics/views.ts';
 import { seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
@@ -126,5 +127,91 @@ await forEachBackend('/views first pages without a ranking', ({ db, backend }) =
     const got = await exportPageViews(db(), projectId, { limit: 50, offset: 1000 });
     assert.deepEqual(got.views, expected.slice(1000, 1050));
     assert.equal(await rankings(db(), projectId), 1);
+  });
+});
+
+await forEachBackend('/views first pages: edge days read as the day minus its other hours', ({ db }) => {
+  const D = utc('2024-03-09T00:00:00Z');
+  const view = (
+    projectId: string,
+    at: number,
+    path: string,
+    views: number,
+    trafficClass: 'human' | 'ai' | 'bot' = 'human',
+  ): PageViewCount => ({
+    projectId,
+    hour: new Date(at * 1000),
+    path,
+    trafficClass,
+    agent: trafficClass === 'human' ? '' : trafficClass === 'ai' ? 'GPTBot' : 'googlebot',
+    verification: trafficClass === 'ai' ? 'verified' : '',
+    views,
+  });
+
+  test('which side of an edge day is probed: the fewer hours with views', () => {
+    const edge = Array.from({ length: 22 }, (_, i) => D + (2 + i) * HOUR);
+    const views = new Map([
+      [D, 0], // bots only: no human or AI views, never probed
+      [D + HOUR, 5],
+      [D + 5 * HOUR, 1],
+      [D + 20 * HOUR, 7],
+    ]);
+    assert.deepEqual(edgeDays(edge, views), [
+      { day: D, hours: [D + 5 * HOUR, D + 20 * HOUR], others: [D + HOUR], complement: true },
+    ]);
+    // Two edge hours of three with views: the edge itself.
+    assert.deepEqual(edgeDays([D, D + HOUR, D + 2 * HOUR], views), [
+      { day: D, hours: [D + HOUR], others: [D + 5 * HOUR, D + 20 * HOUR], complement: false },
+    ]);
+    // No views in the edge hours: the day is no list at all.
+    assert.deepEqual(edgeDays([D + 10 * HOUR], views), []);
+  });
+
+  test('equal the hourly truth when the edge is the day minus its other hours', async () => {
+    const projectId = (await seedProject(db())).project.id;
+    const rows: PageViewCount[] = [
+      // Outside the range's edge (01:00) but inside its day: must be subtracted.
+      view(projectId, D + HOUR, '/a', 100),
+      view(projectId, D + HOUR, '/z', 1),
+      view(projectId, D, '/a', 40, 'bot'),
+      // In the edge hours.
+      view(projectId, D + 5 * HOUR, '/a', 3),
+      view(projectId, D + 20 * HOUR, '/b', 60),
+      view(projectId, D + 10 * HOUR, '/c', 30, 'ai'),
+      view(projectId, D + 11 * HOUR, '/c', 20),
+      view(projectId, D + 5 * HOUR, '/z', 2),
+      // The whole day after: /z on top of it, so it is a candidate although the edge day's head
+      // (64 rows deep) does not show it: its day is then probed.
+      view(projectId, D + DAY + 12 * HOUR, '/z', 1000),
+      view(projectId, D + DAY + 13 * HOUR, '/d', 5, 'ai'),
+    ];
+    for (let i = 0; i < 70; i++) rows.push(view(projectId, D + (2 + (i % 22)) * HOUR, `/many/${i}`, 10));
+    await recordPageViews(db(), rows);
+    for (const [from, to] of [
+      [D + 2 * HOUR, D + 2 * DAY],
+      [D + 2 * HOUR, D + DAY + 14 * HOUR],
+      [D + 5 * HOUR, D + 21 * HOUR],
+    ] as const) {
+      const expected = await truth(db(), projectId, from, to);
+      for (const [limit, offset] of [
+        [1, 0],
+        [5, 0],
+        [50, 0],
+        [3, 70],
+      ] as const) {
+        const got = await exportPageViews(db(), projectId, {
+          dateFrom: iso(from),
+          dateTo: iso(to),
+          limit,
+          offset,
+        });
+        assert.deepEqual(
+          got.views,
+          expected.slice(offset, offset + limit),
+          `${iso(from)} ${limit} ${offset}`,
+        );
+      }
+    }
+    assert.equal(await rankings(db(), projectId), 0);
   });
 });

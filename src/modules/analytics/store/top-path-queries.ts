@@ -1,33 +1,54 @@
 // SQL for the top of a range's path ranking without a ranking (top-paths.ts): the buckets a range
 // is read from, the head of each bucket in its order of views (migration 0026's indexes), and the
 // exact views of chosen paths over the range. One function per statement. Buckets and hours go as
-// arrays of ISO 8601 instants, so `bucket = ANY(...) AND path = ANY(...)` is planned as index
-// probes on the primary keys (one per bucket and path) instead of a range scan of every path.
+// arrays of ISO 8601 instants paired with paths, so `unnest(...) JOIN level ON key = pair` is
+// planned as index probes on the primary keys (one per pair) instead of a range scan of every path.
 import type { Queryable } from '../../../db/database.ts';
 import { inSpans } from './span-params.ts';
 
-/** The days with any traffic inside two day spans ($2..$5 as in inSpans), epoch seconds, in order. */
-export async function selectTrafficDays(
+export interface RangeBucketRow {
+  /**
+   * 'd' a day with traffic inside the day spans, 'm' a sealed month, 'h' an hour of an edge day;
+   * 'c' the one row of the planner settings (no bucket).
+   */
+  kind: 'c' | 'd' | 'm' | 'h';
+  /** Start of the bucket, epoch seconds. */
+  start: number;
+  /** Human and AI views of the hour, site-wide ('h' only; 0 otherwise). */
+  views: number;
+}
+
+/**
+ * In one statement: the days with any traffic inside two day spans ($2..$5 as in inSpans), the
+ * project's sealed months, and the human and AI views of every hour of the days given in $6 (the
+ * days holding edge hours), each kind in time order. It also turns bitmap scans and sorts off for
+ * the rest of the transaction, for the heads read next (see selectListHeads): set here, it costs no
+ * round trip of its own. The planner settings are transaction-local; the statements after it in
+ * the transaction (list heads, probes) are planned as index scans and hash aggregates anyway.
+ */
+export async function selectRangeBuckets(
   db: Queryable,
   projectId: string,
   daySpans: readonly (number | null)[],
-): Promise<number[]> {
-  const rows = await db.query<{ day: number }>(
-    `SELECT extract(epoch FROM day)::double precision AS day FROM traffic_daily
-      WHERE project_id = $1 AND ${inSpans('day', 2, 2)} ORDER BY day`,
-    [projectId, ...daySpans],
+  edgeDays: readonly string[],
+): Promise<RangeBucketRow[]> {
+  return db.query<RangeBucketRow>(
+    `SELECT 'd' AS kind, extract(epoch FROM day)::double precision AS start, 0::bigint AS views
+       FROM traffic_daily
+      WHERE project_id = $1 AND ${inSpans('day', 2, 2)}
+     UNION ALL
+     SELECT 'm', extract(epoch FROM month)::double precision, 0 FROM page_view_sealed_months
+      WHERE project_id = $1
+     UNION ALL
+     SELECT 'h', extract(epoch FROM t.hour)::double precision, t.human + t.ai
+       FROM unnest($6::timestamptz[]) AS e (day)
+       JOIN traffic_hourly t ON t.project_id = $1 AND t.hour >= e.day AND t.hour < e.day + interval '1 day'
+     UNION ALL
+     SELECT 'c', 0,
+            0 * length(set_config('enable_bitmapscan', 'off', true) || set_config('enable_sort', 'off', true))
+     ORDER BY kind, start`,
+    [projectId, ...daySpans, edgeDays],
   );
-  return rows.map((r) => r.day);
-}
-
-/** The project's sealed months (epoch seconds of their starts). */
-export async function selectSealedMonths(db: Queryable, projectId: string): Promise<number[]> {
-  const rows = await db.query<{ month: number }>(
-    `SELECT extract(epoch FROM month)::double precision AS month FROM page_view_sealed_months
-      WHERE project_id = $1`,
-    [projectId],
-  );
-  return rows.map((r) => r.month);
 }
 
 export interface ListHeadRow {
@@ -50,11 +71,9 @@ export async function selectListHeads(
 ): Promise<ListHeadRow[]> {
   // Each bucket must be read in index order and stop after `depth` rows. Right after a month is
   // sealed its rows have no statistics yet, and the planner, expecting a handful, would fetch all
-  // of them and sort (100 ms per month at 2 million events): forbid that for this statement.
-  await db.query(
-    `SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`,
-  );
-  const rows = await db.query<ListHeadRow>(
+  // of them and sort (100 ms per month at 2 million events): selectRangeBuckets, run first in the
+  // same transaction, forbids bitmap scans and sorts.
+  return db.query<ListHeadRow>(
     `SELECT 'd' AS level, (b.i - 1)::int AS bucket, r.path, r.human, r.ai
        FROM unnest($2::timestamptz[]) WITH ORDINALITY AS b (bucket, i)
        CROSS JOIN LATERAL (
@@ -70,22 +89,24 @@ export async function selectListHeads(
           ORDER BY human + ai DESC LIMIT $4) AS r`,
     [projectId, days, months, depth],
   );
-  await db.query(`SELECT set_config('enable_bitmapscan', 'on', true), set_config('enable_sort', 'on', true)`);
-  return rows;
 }
 
-/** Views of (path, bucket) pairs in a level, and of paths in single hours, each key probed in its index. */
+/**
+ * Views of (path, bucket) pairs in a level, each pair probed in its primary key. Hour pairs carry a
+ * sign: +1 adds the hour's views, -1 subtracts them (an edge day read as its day minus the day's
+ * other hours, top-paths.ts).
+ */
 export interface ViewProbes {
   dayPaths: string[];
   days: string[];
   monthPaths: string[];
   months: string[];
-  /** Every one of hourPaths in every one of hours. */
   hourPaths: string[];
   hours: string[];
+  hourSigns: number[];
 }
 
-/** Human and AI views per path found by the probes, summed. */
+/** Human and AI views per path found by the probes, summed with their signs. */
 export async function selectProbedViews(
   db: Queryable,
   projectId: string,
@@ -101,12 +122,12 @@ export async function selectProbedViews(
                FROM unnest($4::text[], $5::timestamptz[]) AS q (path, month)
                JOIN page_views_monthly m ON m.project_id = $1 AND m.month = q.month AND m.path = q.path
              UNION ALL
-             SELECT path,
-                    CASE WHEN traffic_class = 'human' THEN views ELSE 0 END,
-                    CASE WHEN traffic_class = 'ai' THEN views ELSE 0 END
-               FROM page_views_hourly
-              WHERE project_id = $1 AND hour = ANY($7::timestamptz[]) AND path = ANY($6::text[])
-                AND traffic_class IN ('human', 'ai')) AS v
+             SELECT h.path,
+                    CASE WHEN h.traffic_class = 'human' THEN q.sign * h.views ELSE 0 END,
+                    CASE WHEN h.traffic_class = 'ai' THEN q.sign * h.views ELSE 0 END
+               FROM unnest($6::text[], $7::timestamptz[], $8::int[]) AS q (path, hour, sign)
+               JOIN page_views_hourly h ON h.project_id = $1 AND h.hour = q.hour AND h.path = q.path
+                AND h.traffic_class IN ('human', 'ai')) AS v
       GROUP BY path`,
     [
       projectId,
@@ -116,6 +137,7 @@ export async function selectProbedViews(
       probes.months,
       probes.hourPaths,
       probes.hours,
+      probes.hourSigns,
     ],
   );
 }

@@ -12,7 +12,8 @@
 // above the threshold, no unseen path can be among the first k, and the page is exact, in the
 // export's order. Otherwise the depth grows fourfold. Edge hours (a range not on midnight) have no
 // list of their own: the list of the day holding them bounds them (an hour's views of a path are
-// at most its day's), and their exact views come from the hourly rows.
+// at most its day's), and their exact views come from the hourly rows, probing whichever is
+// fewer: the edge hours, or the day's other hours (the edge is then the day minus those).
 //
 // Gives up (null) when the page is too deep, the range has too many buckets or the lists must be
 // read too deep: the caller then builds the ranking as before.
@@ -25,8 +26,7 @@ import { pathSpanParams } from './span-params.ts';
 import {
   selectListHeads,
   selectProbedViews,
-  selectSealedMonths,
-  selectTrafficDays,
+  selectRangeBuckets,
   type ViewProbes,
 } from './top-path-queries.ts';
 
@@ -40,34 +40,83 @@ const FIRST_DEPTH = 64;
 
 const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
 
+/**
+ * A day holding edge hours. Its list bounds the edge hours' views of a path (they are at most the
+ * day's); their exact views are probed in the hourly rows, either directly (`hours`) or, when the
+ * day's other hours are fewer, as the day's views minus those hours' (`complement`): a range
+ * ending at the current hour then probes only the few hours of today already past its end, or none.
+ * Hours without human or AI views (site-wide, traffic_hourly) are never probed: no path has any.
+ */
+export interface EdgeDay {
+  day: number;
+  /** The edge hours with views. */
+  hours: number[];
+  /** The day's other hours with views. */
+  others: number[];
+  complement: boolean;
+}
+
 interface RangeBuckets {
+  /** Whole days with traffic, not inside a sealed month of the range. */
   days: number[];
   months: number[];
-  hours: number[];
-  /** The lists to read: days (whole ones, and those holding edge hours) and sealed months. */
+  edges: EdgeDay[];
+  /** The lists to read: whole days, then the edge days; and sealed months. */
   listDays: number[];
   listMonths: number[];
 }
 
-/** The range as whole sealed months, whole days (those with traffic) and single edge hours. */
+/** Edge days from the range's edge hours and the hourly views of their days. */
+export function edgeDays(edgeHours: readonly number[], hourViews: ReadonlyMap<number, number>): EdgeDay[] {
+  const byDay = new Map<number, Set<number>>();
+  for (const hour of edgeHours) {
+    const day = floorToDay(hour);
+    let set = byDay.get(day);
+    if (set === undefined) {
+      set = new Set();
+      byDay.set(day, set);
+    }
+    set.add(hour);
+  }
+  const edges: EdgeDay[] = [];
+  for (const [day, inEdge] of byDay) {
+    const hours: number[] = [];
+    const others: number[] = [];
+    for (let h = day; h < day + DAY_SECONDS; h += HOUR_SECONDS) {
+      if ((hourViews.get(h) ?? 0) > 0) (inEdge.has(h) ? hours : others).push(h);
+    }
+    // No views in the edge hours: no path has any there, and the day is not a list at all.
+    if (hours.length > 0) edges.push({ day, hours, others, complement: others.length < hours.length });
+  }
+  return edges.sort((x, y) => x.day - y.day);
+}
+
+/** The range as whole sealed months, whole days (those with traffic) and edge days. */
 async function rangeBuckets(db: Queryable, projectId: string, range: HourRange): Promise<RangeBuckets> {
   const split = splitRange(range, null);
-  const days =
-    split.days.length === 0 ? [] : await selectTrafficDays(db, projectId, pathSpanParams(split).slice(4, 8));
-  const hours: number[] = [];
-  const edgeDays = new Set<number>();
+  const edgeHours: number[] = [];
   for (const span of split.hours) {
     // Hour spans are always bounded (range-split.ts): under two days each.
-    for (let h = span.from!; h < span.to!; h += HOUR_SECONDS) {
-      hours.push(h);
-      edgeDays.add(floorToDay(h));
-    }
+    for (let h = span.from!; h < span.to!; h += HOUR_SECONDS) edgeHours.push(h);
+  }
+  const edgeDayStarts = [...new Set(edgeHours.map(floorToDay))];
+  const days: number[] = [];
+  const sealed: number[] = [];
+  const hourViews = new Map<number, number>();
+  for (const row of await selectRangeBuckets(
+    db,
+    projectId,
+    pathSpanParams(split).slice(4, 8),
+    edgeDayStarts.map(iso),
+  )) {
+    if (row.kind === 'd') days.push(row.start);
+    else if (row.kind === 'm') sealed.push(row.start);
+    else if (row.kind === 'h') hourViews.set(row.start, row.views);
   }
   // A sealed month lying whole inside the days is read as one list instead of its days.
   const months: number[] = [];
   const wholeDays: number[] = [];
   if (days.length > 0) {
-    const sealed = new Set(await selectSealedMonths(db, projectId));
     const inside = (from: number, to: number) =>
       split.days.some((s) => (s.from === null || s.from <= from) && (s.to === null || to <= s.to));
     const taken = new Set<number>();
@@ -79,11 +128,12 @@ async function rangeBuckets(db: Queryable, projectId: string, range: HourRange):
     }
     for (const day of days) if (!taken.has(day)) wholeDays.push(day);
   }
+  const edges = edgeDays(edgeHours, hourViews);
   return {
     days: wholeDays,
     months: months.sort((a, b) => a - b),
-    hours,
-    listDays: [...wholeDays, ...edgeDays],
+    edges,
+    listDays: [...wholeDays, ...edges.map((e) => e.day)],
     listMonths: months,
   };
 }
@@ -97,13 +147,16 @@ function exportOrder(a: PathViewsRow, b: PathViewsRow): number {
   return b.total - a.total || byteOrder(a.path, b.path);
 }
 
-/** What the lists' heads say of one path: its exact views in the lists where it was read. */
-interface Seen {
-  /** Views in whole days and months where it was read. */
+interface Views {
   human: number;
   ai: number;
-  /** Per list index: its total there (edge-day lists included). */
-  lists: Map<number, number>;
+}
+
+/** What the lists' heads say of one path: its exact views in the lists where it was read. */
+interface Seen extends Views {
+  /** (human, ai: views in whole days and months where it was read.) Per list index: its views
+   * there (edge-day lists included: the whole day's). */
+  lists: Map<number, Views>;
 }
 
 /**
@@ -126,7 +179,6 @@ export async function selectTopPathsPage(
   const listMonths = buckets.listMonths.map(iso);
   // Lists of whole days and months hold exact views; an edge day's list only bounds its hours'.
   const exactList = (j: number) => j >= dayLists || j < buckets.days.length;
-  const hours = buckets.hours.map(iso);
   // Paths whose views over the range are known exactly (null: none in the range).
   const resolved = new Map<string, PathViewsRow | null>();
   for (let depth = Math.max(FIRST_DEPTH, 2 * k); ; depth *= 4) {
@@ -145,7 +197,7 @@ export async function selectTopPathsPage(
         entry = { human: 0, ai: 0, lists: new Map() };
         seen.set(row.path, entry);
       }
-      entry.lists.set(j, total);
+      entry.lists.set(j, { human: row.human, ai: row.ai });
       if (exactList(j)) {
         entry.human += row.human;
         entry.ai += row.ai;
@@ -162,7 +214,8 @@ export async function selectTopPathsPage(
       const lower = entry.human + entry.ai;
       let upper = lower;
       for (let j = 0; j < lists; j++) {
-        const there = entry.lists.get(j);
+        const seenThere = entry.lists.get(j);
+        const there = seenThere === undefined ? undefined : seenThere.human + seenThere.ai;
         if (!exactList(j)) upper += there ?? bound[j]!;
         else if (there === undefined) upper += bound[j]!;
       }
@@ -177,7 +230,7 @@ export async function selectTopPathsPage(
       db,
       projectId,
       wanted,
-      { buckets, listDays, listMonths, dayLists, exactList, hours, exhausted },
+      { buckets, listDays, listMonths, dayLists, exactList, exhausted },
       resolved,
     );
     const ranked = [...resolved.values()].filter((r): r is PathViewsRow => r !== null).sort(exportOrder);
@@ -190,7 +243,11 @@ export async function selectTopPathsPage(
   }
 }
 
-/** Sums the views the heads did not show of each path wanted, by index probes; adds them to resolved. */
+/**
+ * Sums the views the heads did not show of each path wanted, by index probes; adds them to
+ * resolved. An edge day is probed only where the path may have views that day (it was read in the
+ * day's list, or the list was not read to its end).
+ */
 async function resolve(
   db: Queryable,
   projectId: string,
@@ -201,7 +258,6 @@ async function resolve(
     listMonths: string[];
     dayLists: number;
     exactList: (j: number) => boolean;
-    hours: string[];
     exhausted: boolean[];
   },
   resolved: Map<string, PathViewsRow | null>,
@@ -212,30 +268,66 @@ async function resolve(
     monthPaths: [],
     months: [],
     hourPaths: [],
-    hours: lists.hours,
+    hours: [],
+    hourSigns: [],
   };
+  const hourProbes: { path: string; at: number; sign: number }[] = [];
+  const hour = (path: string, at: number, sign: number) => hourProbes.push({ path, at, sign });
+  const wholeDays = lists.buckets.days.length;
   const total = lists.listDays.length + lists.listMonths.length;
+  // Views known without a probe: the whole edge days read in the heads, for those read as the day
+  // minus its other hours.
+  const known = new Map<string, Views>();
   for (const { path, seen } of wanted) {
+    const sum = { human: seen.human, ai: seen.ai };
     for (let j = 0; j < total; j++) {
-      if (!lists.exactList(j) || seen.lists.has(j) || lists.exhausted[j]) continue;
-      if (j < lists.dayLists) {
+      const there = seen.lists.get(j);
+      if (lists.exactList(j)) {
+        if (there !== undefined || lists.exhausted[j]) continue;
+        if (j < lists.dayLists) {
+          probes.dayPaths.push(path);
+          probes.days.push(lists.listDays[j]!);
+        } else {
+          probes.monthPaths.push(path);
+          probes.months.push(lists.listMonths[j - lists.dayLists]!);
+        }
+        continue;
+      }
+      // An edge day: none of its views when its list, read to the end, did not show the path.
+      if (there === undefined && lists.exhausted[j]) continue;
+      const edge = lists.buckets.edges[j - wholeDays]!;
+      if (!edge.complement) {
+        for (const at of edge.hours) hour(path, at, 1);
+        continue;
+      }
+      if (there !== undefined) {
+        sum.human += there.human;
+        sum.ai += there.ai;
+      } else {
         probes.dayPaths.push(path);
         probes.days.push(lists.listDays[j]!);
-      } else {
-        probes.monthPaths.push(path);
-        probes.months.push(lists.listMonths[j - lists.dayLists]!);
       }
+      for (const at of edge.others) hour(path, at, -1);
     }
-    if (lists.hours.length > 0) probes.hourPaths.push(path);
+    known.set(path, sum);
   }
-  const probed = new Map<string, { human: number; ai: number }>();
+  // Hour by hour, in the primary key's order: the probes of one hour read neighbouring index and
+  // heap pages (an hour's rows are written together), which matters when they are not cached.
+  hourProbes.sort((x, y) => x.at - y.at || byteOrder(x.path, y.path));
+  for (const { path, at, sign } of hourProbes) {
+    probes.hourPaths.push(path);
+    probes.hours.push(iso(at));
+    probes.hourSigns.push(sign);
+  }
+  const probed = new Map<string, Views>();
   if (probes.dayPaths.length + probes.monthPaths.length + probes.hourPaths.length > 0) {
     for (const row of await selectProbedViews(db, projectId, probes)) probed.set(row.path, row);
   }
-  for (const { path, seen } of wanted) {
+  for (const { path } of wanted) {
+    const base = known.get(path)!;
     const extra = probed.get(path);
-    const human = seen.human + (extra?.human ?? 0);
-    const ai = seen.ai + (extra?.ai ?? 0);
+    const human = base.human + (extra?.human ?? 0);
+    const ai = base.ai + (extra?.ai ?? 0);
     resolved.set(path, human + ai > 0 ? { path, human, ai, total: human + ai } : null);
   }
 }

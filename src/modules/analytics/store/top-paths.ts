@@ -152,10 +152,12 @@ interface Views {
   ai: number;
 }
 
-/** What the lists' heads say of one path: its exact views in the lists where it was read. */
+/**
+ * What the lists' heads say of one path: human and ai, its views summed over the whole days and
+ * months where it was read; lists, its views in each list where it was read, by list index (an
+ * edge day's: the whole day's views).
+ */
 interface Seen extends Views {
-  /** (human, ai: views in whole days and months where it was read.) Per list index: its views
-   * there (edge-day lists included: the whole day's). */
   lists: Map<number, Views>;
 }
 

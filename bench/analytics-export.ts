@@ -97,6 +97,9 @@ const RANGES: { name: string; bounds: Bounds }[] = [
     name: 'last_7d_at_13h',
     bounds: { from: iso(END - 8 * DAY + 13 * 3600), to: iso(END - DAY + 13 * 3600) },
   },
+  // "The last 24 hours" asked just after midnight, the traffic ending then: 23 edge hours of the
+  // last day and one of the next, without views yet (the last day is read as its day minus 00:00).
+  { name: 'last_24h_at_01h', bounds: { from: iso(END - DAY + 3600), to: iso(END + 3600) } },
   { name: 'all_30d', bounds: { from: iso(START), to: iso(END) } },
   { name: 'unbounded', bounds: { from: null, to: null } },
 ];

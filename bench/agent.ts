@@ -57,6 +57,7 @@ import { reply, startScriptedLlmServer } from '../test/stand-ins/scripted-llm-se
 import { type PlainGitTimes, plainGitJob } from './lib/git-baseline.ts';
 import { startGitServerProcess } from './lib/git-server-process.ts';
 import { figureLine, percentile } from './lib/stats.ts';
+import { type TracedStatement, tracedDatabase } from './lib/traced-database.ts';
 
 /** The benchmark's repositories are local: DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE=true. */
 const TEST_REPOSITORIES = { allowPrivateAddresses: true };
@@ -144,6 +145,8 @@ interface JobSample {
   claim: number;
   git: Map<string, number>;
   counts: Map<string, number>;
+  /** Database statements (BEGIN and COMMIT included) between create and completion. */
+  statements: number;
 }
 
 async function main() {
@@ -206,7 +209,11 @@ async function main() {
 
     const database = await openDatabase(args.database);
     closers.push(database.close);
-    const { db } = database;
+    // Every statement docwright runs is recorded: the trace shows them, and each job's count of
+    // database round trips is printed (a figure the machine's load does not change).
+    const statements: TracedStatement[] = [];
+    const rawDb = database.db;
+    const db = tracedDatabase(rawDb, statements);
     const secretKey = randomBytes(32);
     const projects = new Map<string, { id: string; key: string }>();
     for (const name of [...names, 'acme/warmup']) {
@@ -301,10 +308,11 @@ async function main() {
         await new Promise<void>((resolve) => finishWaiters.set(id, resolve));
       }
       const end = finishedAt.get(id)!;
-      const [row] = await db.query<{ status: string; pr_link: string | null; error_message: string | null }>(
-        'SELECT status, pr_link, error_message FROM jobs WHERE id = $1',
-        [id],
-      );
+      const [row] = await rawDb.query<{
+        status: string;
+        pr_link: string | null;
+        error_message: string | null;
+      }>('SELECT status, pr_link, error_message FROM jobs WHERE id = $1', [id]);
       if (row?.status !== 'completed' || row.pr_link === null) {
         throw new Error(`job ${id} ended ${row?.status}: ${row?.error_message}`);
       }
@@ -317,7 +325,7 @@ async function main() {
         git.set(call.command, (git.get(call.command) ?? 0) + call.ms);
         counts.set(call.command, (counts.get(call.command) ?? 0) + 1);
       }
-      const [started] = await db.query<{ created_at: Date }>(
+      const [started] = await rawDb.query<{ created_at: Date }>(
         "SELECT created_at FROM job_events WHERE job_id = $1 AND type = 'started' ORDER BY id LIMIT 1",
         [id],
       );
@@ -332,6 +340,7 @@ async function main() {
         claim: (started?.created_at.getTime() ?? end) - start,
         git,
         counts,
+        statements: statements.filter((q) => q.at >= start && q.at <= end).length,
       };
     };
     let plainCounter = 0;
@@ -378,6 +387,10 @@ async function main() {
           ({ c, ms }) => `${c} ${Math.round(ms)} ms (${median(samples.map((s) => s.counts.get(c) ?? 0))}×)`,
         );
       const gitTotal = median(samples.map((s) => [...s.git.values()].reduce((a, b) => a + b, 0)));
+      const processes = median(samples.map((s) => [...s.counts.values()].reduce((a, b) => a + b, 0)));
+      log(
+        `profile: ${label}: ${processes} git processes, ${median(samples.map((s) => s.statements))} database statements (medians)`,
+      );
       log(
         `profile: ${label} (median of ${samples.length}): total ${Math.round(median(samples.map((s) => s.total)))} ms, model ${Math.round(median(samples.map((s) => s.model)))} ms, git ${Math.round(gitTotal)} ms: ${parts.join(', ')}`,
       );
@@ -400,7 +413,11 @@ async function main() {
         if (a.receivedAt >= last.start && a.receivedAt <= last.end)
           lines.push([a.receivedAt, 'model request']);
       }
-      const events = await db.query<{ type: string; created_at: Date }>(
+      for (const q of statements) {
+        if (q.at >= last.start && q.at <= last.end)
+          lines.push([q.at, `db ${q.text} (${q.ms.toFixed(1)} ms)`]);
+      }
+      const events = await rawDb.query<{ type: string; created_at: Date }>(
         'SELECT type, created_at FROM job_events WHERE job_id = $1 ORDER BY id',
         [last.id],
       );

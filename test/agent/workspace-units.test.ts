@@ -22,6 +22,7 @@ import { buildGitEnv } from '../../src/agent/workspace/git-env.ts';
 import { GitRunner } from '../../src/agent/workspace/git-runner.ts';
 import { cleanCommitMessage } from '../../src/agent/workspace/job-workspace.ts';
 import { MirrorLockTimeout, withMirrorLock } from '../../src/agent/workspace/mirror-lock.ts';
+import { canProbe, lsRefsRequest, parseLsRefs } from '../../src/agent/workspace/remote-refs.ts';
 import { checkRefName, checkRepositoryUrl } from '../../src/agent/workspace/repository-url.ts';
 import { createScrubber, secretsOfAuthorization } from '../../src/agent/workspace/scrub.ts';
 import { moveToTrash, sweepTrash } from '../../src/agent/workspace/trash.ts';
@@ -369,5 +370,47 @@ describe('commit messages are cleaned as git commit --cleanup=strip cleans them'
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('the ls-refs probe (remote-refs.ts)', () => {
+  const A = 'a'.repeat(40);
+  const B = 'b'.repeat(40);
+  const pkt = (line: string) => (line.length + 4).toString(16).padStart(4, '0') + line;
+
+  test('the request names each ref as a prefix, after the command and a delimiter', () => {
+    assert.equal(
+      lsRefsRequest(['HEAD', 'refs/heads/main']),
+      '0014command=ls-refs\n00010014ref-prefix HEAD\n001fref-prefix refs/heads/main\n0000',
+    );
+  });
+
+  test('a listing is read to its flush packet; anything else is no answer', () => {
+    const listing = `${pkt(`${A} HEAD symref-target:refs/heads/main\n`)}${pkt(`${B} refs/heads/main\n`)}0000`;
+    assert.deepEqual(
+      parseLsRefs(listing),
+      new Map([
+        ['HEAD', A],
+        ['refs/heads/main', B],
+      ]),
+    );
+    assert.deepEqual(parseLsRefs('0000'), new Map());
+    for (const bad of [
+      '',
+      listing.slice(0, -4), // no flush
+      `${listing}0000`, // trailing bytes
+      `${pkt('ERR upload-pack: not our ref\n')}0000`,
+      `${pkt(`${A.slice(1)} refs/heads/main\n`)}0000`,
+      '<html>Sign in</html>',
+      'zzzz',
+    ])
+      assert.equal(parseLsRefs(bad), null, JSON.stringify(bad));
+  });
+
+  test('not used behind a proxy git would use', () => {
+    assert.equal(canProbe({}), true);
+    assert.equal(canProbe({ GIT_SSL_CAINFO: '/etc/ca.pem' }), true);
+    assert.equal(canProbe({ https_proxy: 'http://proxy:3128' }), false);
+    assert.equal(canProbe({ ALL_PROXY: 'socks5://proxy' }), false);
   });
 });

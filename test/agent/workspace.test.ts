@@ -200,29 +200,27 @@ describe('a job from clone to pushed branch', () => {
     assert.equal(await bareGit(mirror, 'branch', '--list', branch), '');
   });
 
-  test('second job reuses the mirror: one fetch of only what it needs, no clone', async () => {
+  test('second job reuses the mirror: no fetch while what it needs has not moved, one fetch when it has', async () => {
     const { jobId, branch } = newJob('Add a glossary');
     const seen = invocations.length;
+    const asked = server.requests.length;
     const workspace = await spaces().open({
       repository: access('docs'),
       jobId,
       branch,
       start: { kind: 'new', ref: null },
     });
+    const mirror = mirrorPathFor(join(base, 'main', 'repos'), server.repoUrl('docs'));
     try {
       assert.equal(workspace.mirrorCloned, false);
       const mine = invocations.slice(seen).map((i) => i.args.join(' '));
-      // No base branch named: the remote's default branch (HEAD), and nothing else.
-      assert.ok(
-        mine.includes('fetch --quiet --prune --no-tags origin +HEAD:refs/docwright/remote-head'),
-        mine.join('\n'),
-      );
-      assert.equal(
-        mine.filter((args) => /^(fetch|ls-remote|clone) /.test(args)).length,
-        1,
+      // The host's HEAD is where the mirror has it: one ls-refs request, no git process asks.
+      assert.ok(!mine.some((args) => /^(fetch|ls-remote|clone|init) /.test(args)), mine.join('\n'));
+      assert.deepEqual(
+        server.requests.slice(asked).map((r) => [r.method, r.path, r.hadAuthorization]),
+        [['POST', '/docs.git/git-upload-pack', true]],
         'one round trip to the remote',
       );
-      assert.ok(!mine.some((args) => args.startsWith('init') || args.includes('--filter')), mine.join('\n'));
       assert.equal(
         workspace.baseCommit,
         await bareGit(server.repoPath('docs'), 'rev-parse', 'refs/heads/main'),
@@ -232,10 +230,45 @@ describe('a job from clone to pushed branch', () => {
         await bareGit(server.repoPath('docs'), 'branch', '--list', 'docwright/fix-the-install-guide-*'),
         /docwright\/fix-the-install-guide-/,
       );
-      const mirror = mirrorPathFor(join(base, 'main', 'repos'), server.repoUrl('docs'));
       assert.doesNotMatch(await bareGit(mirror, 'branch', '-r'), /origin\/docwright\/fix-the-install-guide-/);
     } finally {
       await workspace.remove();
+    }
+
+    // The default branch moves on the host (same files, a new commit): the next job fetches it.
+    const bare = server.repoPath('docs');
+    const tip = await bareGit(bare, 'rev-parse', 'refs/heads/main');
+    const moved = await bareGit(
+      bare,
+      '-c',
+      'user.name=Someone',
+      '-c',
+      'user.email=someone@example.com',
+      'commit-tree',
+      `${tip}^{tree}`,
+      '-p',
+      tip,
+      '-m',
+      'Main moved',
+    );
+    await bareGit(bare, 'update-ref', 'refs/heads/main', moved);
+    const seenAgain = invocations.length;
+    const next = await spaces().open({
+      repository: access('docs'),
+      ...newJob('After the move'),
+      start: { kind: 'new', ref: null },
+    });
+    try {
+      const mine = invocations.slice(seenAgain).map((i) => i.args.join(' '));
+      // No base branch named: the remote's default branch (HEAD), and nothing else.
+      assert.deepEqual(
+        mine.filter((args) => /^(fetch|ls-remote|clone) /.test(args)),
+        ['fetch --quiet --prune --no-tags origin +HEAD:refs/docwright/remote-head'],
+      );
+      assert.equal(next.baseCommit, moved);
+      assert.equal(await bareGit(next.path, 'rev-parse', 'HEAD'), moved);
+    } finally {
+      await next.remove();
     }
   });
 
@@ -300,7 +333,24 @@ describe('a job from clone to pushed branch', () => {
       worktreesDir: join(base, 'maintenance', 'worktrees'),
       runner: new Recording(),
     });
+    const bare = server.repoPath('maintenance');
     for (let i = 0; i < 12; i++) {
+      // The branch moves before every job, so each later job fetches (an unmoved one is not).
+      const tip = await bareGit(bare, 'rev-parse', 'refs/heads/main');
+      const moved = await bareGit(
+        bare,
+        '-c',
+        'user.name=Someone',
+        '-c',
+        'user.email=someone@example.com',
+        'commit-tree',
+        `${tip}^{tree}`,
+        '-p',
+        tip,
+        '-m',
+        `Move ${i}`,
+      );
+      await bareGit(bare, 'update-ref', 'refs/heads/main', moved);
       const { jobId, branch } = newJob('Maintenance');
       const workspace = await spaces.open({
         repository: access('maintenance'),
@@ -790,6 +840,28 @@ describe('failures a job maps to error codes', () => {
       left.filter((name) => !name.endsWith('.lock')),
       [],
     );
+    // On a cached mirror whose branch has not moved, the token is still checked: the host refuses
+    // the ls-refs request, and git's fetch then reports the refusal as before.
+    const cached = await spacesNow.open({
+      repository: access('docs'),
+      ...newJob(),
+      start: { kind: 'new', ref: null },
+    });
+    await cached.remove();
+    for (const authorization of [
+      `Basic ${Buffer.from('x-access-token:ghs_wrongTokenAbcdef123456').toString('base64')}`,
+      null,
+    ]) {
+      const refused = await failure(() =>
+        spacesNow.open({
+          repository: access('docs', authorization),
+          ...newJob(),
+          start: { kind: 'new', ref: null },
+        }),
+      );
+      assert.equal(refused.code, 'code_host_auth');
+      assert.match(refused.message, /^The code host refused the token \(fetching the repository\)/);
+    }
   });
 
   test('a token that may read but not write: the push is code_host_auth; the server text is scrubbed', async () => {

@@ -15,6 +15,7 @@ import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WorkspaceFailure } from './failures.ts';
 import { type GitContext, runGit } from './git-command.ts';
+import { canProbe, remoteRefs } from './remote-refs.ts';
 
 export function mirrorPathFor(cacheDir: string, repositoryUrl: string): string {
   return join(cacheDir, `${createHash('sha256').update(repositoryUrl).digest('hex').slice(0, 32)}.git`);
@@ -105,6 +106,10 @@ export async function refreshMirror(
   // Refspecs on the command line replace the configured one, so the branches are named too.
   const allBranches = wantRemoteHead ? [BRANCHES_REFSPEC, `+HEAD:${REMOTE_HEAD_REF}`] : [BRANCHES_REFSPEC];
   const cloned = !(await exists(mirrorPath));
+  if (!cloned) {
+    const unchanged = await unchangedOnHost(context, mirrorPath, repositoryUrl, wanted);
+    if (unchanged !== null) return { cloned, remoteHead: unchanged.remoteHead };
+  }
   const skipMaintenance = !cloned && !maintenanceDue(mirrorPath);
   const fetch = (refspecs: string[]) =>
     runGit(context, ['fetch', '--quiet', '--prune', '--no-tags', 'origin', ...refspecs], {
@@ -126,6 +131,66 @@ export async function refreshMirror(
   }
   if (!wantRemoteHead) return { cloned, remoteHead: null };
   return { cloned, remoteHead: await readFetchedRef(context, mirrorPath, REMOTE_HEAD_REF) };
+}
+
+/**
+ * When the host's refs the job needs point where the mirror's copies of them already do, the
+ * fetch would bring nothing: one ls-refs request (remote-refs.ts) answers that without starting
+ * git, and the fetch is skipped. The request carries the job's credential like the fetch, so it
+ * is the same check that the host lets the job read the repository, made at the same moment.
+ * Null (fetch as before) when anything differs, is missing on either side, or the host's answer
+ * could not be had: a refused token, a moved or deleted branch and every other case go through
+ * git as they did. Only exact names are compared; the fetch's patterns also refresh longer names,
+ * which no job reads.
+ */
+async function unchangedOnHost(
+  context: GitContext,
+  mirrorPath: string,
+  repositoryUrl: string,
+  wanted: WantedRefs,
+): Promise<{ remoteHead: string | null } | null> {
+  if (!canProbe()) return null;
+  // The host's name for each ref the job needs, and where the mirror keeps its copy.
+  const pairs: [string, string][] = [
+    wanted.baseRef === null
+      ? ['HEAD', REMOTE_HEAD_REF]
+      : [`refs/heads/${wanted.baseRef}`, `refs/remotes/origin/${wanted.baseRef}`],
+    ...(wanted.branch === null
+      ? []
+      : [[`refs/heads/${wanted.branch}`, `refs/remotes/origin/${wanted.branch}`] as [string, string]]),
+  ];
+  const local: string[] = [];
+  for (const [, mirrorRef] of pairs) {
+    const id = await storedRef(mirrorPath, mirrorRef);
+    if (id === null) return null;
+    local.push(id);
+  }
+  const remote = await remoteRefs(
+    repositoryUrl,
+    context.authorization,
+    pairs.map(([hostRef]) => hostRef),
+    context.signal,
+  );
+  if (remote === null) return null;
+  if (!pairs.every(([hostRef], i) => remote.get(hostRef) === local[i])) return null;
+  return { remoteHead: wanted.baseRef === null ? local[0]! : null };
+}
+
+/**
+ * A ref's object id from its loose file, else from packed-refs (where `git maintenance` and
+ * `pack-refs` move them), without starting git; null when it is in neither.
+ */
+async function storedRef(mirrorPath: string, ref: string): Promise<string | null> {
+  const loose = await looseRef(mirrorPath, ref);
+  if (loose !== null) return loose;
+  // A loose file that exists but holds something else (a symbolic ref) is not read past.
+  if (await exists(join(mirrorPath, ref))) return null;
+  const packed = await readFile(join(mirrorPath, 'packed-refs'), 'utf8').catch(() => '');
+  for (const line of packed.split('\n')) {
+    const match = /^([0-9a-f]{40}|[0-9a-f]{64}) (\S+)$/.exec(line);
+    if (match?.[2] === ref) return match[1]!;
+  }
+  return null;
 }
 
 /**

@@ -406,6 +406,60 @@ describe('a job from clone to pushed branch', () => {
     }
   });
 
+  test('staged while the model works: the commit stages only what was not, and exactly what is there', async () => {
+    const workspace = await spaces().open({
+      repository: access('docs'),
+      ...newJob('Stage early'),
+      start: { kind: 'new', ref: null },
+    });
+    try {
+      const write = (path: string, text: string) => writeFile(join(workspace.path, path), text);
+      await write('early.md', 'one\n');
+      workspace.stageSoon(['early.md']);
+      await write('early.md', 'two\n');
+      workspace.stageSoon(['early.md']);
+      await write('created-then-deleted.md', 'gone\n');
+      await rm(join(workspace.path, 'created-then-deleted.md'));
+      workspace.stageSoon(['created-then-deleted.md']);
+      await write('late.md', 'never announced\n');
+      await workspace.earlyStaging();
+      const seen = invocations.length;
+      const made = await workspace.commit(BOT, 'Staged early', {
+        paths: ['created-then-deleted.md', 'early.md', 'late.md'],
+      });
+      assert.equal(made.committed, true);
+      assert.equal(await bareGit(workspace.path, 'show', 'HEAD:early.md'), 'two');
+      assert.equal(await bareGit(workspace.path, 'show', 'HEAD:late.md'), 'never announced');
+      assert.equal(await bareGit(workspace.path, 'status', '--porcelain'), '');
+      const adds = invocations
+        .slice(seen)
+        .map((i) => i.args.join(' '))
+        .filter((args) => / add /.test(` ${args} `));
+      // The announced paths were staged early (the failed one is left to the commit).
+      assert.ok(!adds.some((args) => args.includes('early.md')), adds.join('\n'));
+      assert.ok(
+        adds.some((args) => args.includes('late.md')),
+        adds.join('\n'),
+      );
+
+      // Everything announced and staged: the commit is one commit-tree (and the branch's move).
+      await write('early.md', 'three\n');
+      workspace.stageSoon(['early.md']);
+      await workspace.earlyStaging();
+      const seenAgain = invocations.length;
+      const again = await workspace.commit(BOT, 'Again', { paths: ['early.md'] });
+      assert.equal(again.committed, true);
+      assert.equal(await bareGit(workspace.path, 'show', 'HEAD:early.md'), 'three');
+      assert.deepEqual(
+        invocations.slice(seenAgain).map((i) => i.args[0]),
+        ['commit-tree', 'update-ref'],
+      );
+      assert.equal(await bareGit(workspace.path, 'rev-parse', 'HEAD^'), made.committed && made.commit);
+    } finally {
+      await workspace.remove();
+    }
+  });
+
   test('staging only the changed paths: a file created then deleted does not stop the commit', async () => {
     const workspace = await spaces().open({
       repository: access('docs'),

@@ -54,6 +54,8 @@ export async function runModelPhase(
     root: workspace.root(),
     denyGlobs,
     ...(options.code ? { code: options.code } : {}),
+    // Staged (and the tree written) beside the model's next call, so the commit has less to do.
+    onChanged: (paths) => workspace.ready?.stageSoon(paths),
     onEvent: (event) => {
       // A changed file: the checks' base lookups start now, beside the model's next call.
       checks?.prepare();

@@ -54,6 +54,8 @@ export interface AgentToolsOptions {
   runner?: GitRunner;
   /** Told about every call (tool, path, ok); for the job's events. Never given file contents. */
   onEvent?: (event: ToolEvent) => void | Promise<void>;
+  /** Told the paths a call changed, once it has changed them (the workspace stages them early). */
+  onChanged?: (paths: string[]) => void;
   /** The docs checks for check_docs; without it the tool is not offered. */
   checkDocs?: (paths: string[]) => Promise<string>;
   /**
@@ -145,6 +147,7 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
       result = failure(message, path, name === 'move_file' ? requestedPath(input, 'to') : undefined);
     }
     for (const path of result.changed ?? []) changedPaths.add(path);
+    if (result.changed?.length) options.onChanged?.(result.changed);
     const event: ToolEvent = { tool: name, ok: result.ok };
     if (result.path !== undefined) event.path = result.path;
     if (result.to !== undefined) event.to = result.to;

@@ -69,6 +69,19 @@ export class JobWorkspace {
   /** True when the job's branch was on the code host and this workspace continues it. */
   readonly branchOnHost: boolean;
   private readonly init: JobWorkspaceInit;
+  /**
+   * Staging while the model works (stageSoon): git commands on the index, one after the other.
+   * Never rejects: what could not be staged early is staged by the commit.
+   */
+  #staging: Promise<void> = Promise.resolve();
+  /** Per path: how many times the tools changed it, and that count when it was last staged. */
+  readonly #changes = new Map<string, number>();
+  readonly #staged = new Map<string, number>();
+  /** Bumped by every change of the index; the early tree is good while it is unchanged. */
+  #indexVersion = 0;
+  #earlyTree: { tree: string; indexVersion: number } | null = null;
+  /** `rev-parse HEAD HEAD^{tree}`, asked early; forgotten when a commit moves HEAD. */
+  #head: Promise<string> | null = null;
 
   constructor(init: JobWorkspaceInit) {
     this.init = init;
@@ -112,12 +125,20 @@ export class JobWorkspace {
   ): Promise<{ committed: false } | { committed: true; commit: string; branchMoved: Promise<void> }> {
     // Plumbing rather than `git commit`, which on a large tree spends most of its time on a status
     // scan this needs no part of (measured: ~40 ms of a 10,000-file repository's ~60 ms commit).
-    const [, head] = await Promise.all([
-      this.stage(options.paths),
-      this.git(['rev-parse', 'HEAD', 'HEAD^{tree}'], 'reading the branch'),
-    ]);
-    const [parent, parentTree] = head.stdout.trim().split('\n');
-    const tree = (await this.git(['write-tree'], 'writing the tree')).stdout.trim();
+    // What stageSoon() already staged (and the tree it wrote) is not done again.
+    await this.#staging;
+    const reading = this.#readHead();
+    const paths =
+      options.paths === undefined
+        ? undefined
+        : options.paths.filter((p) => !this.#changes.has(p) || this.#staged.get(p) !== this.#changes.get(p));
+    const [, headText] = await Promise.all([this.stage(paths), reading]);
+    const [parent, parentTree] = headText.split('\n');
+    const early = this.#earlyTree;
+    const tree =
+      early !== null && early.indexVersion === this.#indexVersion
+        ? early.tree
+        : (await this.git(['write-tree'], 'writing the tree')).stdout.trim();
     if (tree === parentTree) return { committed: false };
     const text = cleanCommitMessage(message.slice(0, MAX_MESSAGE_LENGTH)) || 'Update documentation';
     // The identity comes through the environment, so nothing is written to any config file.
@@ -140,16 +161,68 @@ export class JobWorkspace {
       'committing',
     ).then(() => undefined);
     branchMoved.catch(() => undefined);
+    // HEAD is the new commit once the branch has moved; a failed move makes the next commit ask git.
+    const moved = branchMoved.then(() => `${commit}\n${tree}`);
+    moved.catch(() => {
+      if (this.#head === moved) this.#head = null;
+    });
+    this.#head = moved;
     return { committed: true, commit, branchMoved };
+  }
+
+  #readHead(): Promise<string> {
+    if (this.#head === null) {
+      const reading = this.git(['rev-parse', 'HEAD', 'HEAD^{tree}'], 'reading the branch').then((r) =>
+        r.stdout.trim(),
+      );
+      // A failure is the commit's to report; asked early, it is asked again then.
+      reading.catch(() => {
+        if (this.#head === reading) this.#head = null;
+      });
+      this.#head = reading;
+    }
+    return this.#head;
+  }
+
+  /**
+   * Stages `paths` (just changed by a tool) and writes the index's tree in the background, while
+   * the model goes on: the commit then has only what changed after it left to stage
+   * (docs/agent-jobs.md, "Staged while the model works"). A path changed again meanwhile is
+   * staged again by the commit; a failure here (a file created, then deleted) is left to it too.
+   */
+  stageSoon(paths: readonly string[]): void {
+    if (paths.length === 0 || paths.length > MAX_STAGED_PATHS) return;
+    const changes = paths.map((path) => [path, (this.#changes.get(path) ?? 0) + 1] as const);
+    for (const [path, count] of changes) this.#changes.set(path, count);
+    void this.#readHead().catch(() => undefined);
+    this.#staging = this.#staging.then(async () => {
+      try {
+        this.#indexVersion += 1;
+        await this.git(['--literal-pathspecs', 'add', '--all', '--', ...paths], 'staging the changes');
+        for (const [path, count] of changes) this.#staged.set(path, count);
+        const version = this.#indexVersion;
+        const tree = (await this.git(['write-tree'], 'writing the tree')).stdout.trim();
+        this.#earlyTree = { tree, indexVersion: version };
+      } catch {
+        // Left to the commit.
+      }
+    });
+  }
+
+  /** Resolves once the early staging asked so far has ended (done, or left to the commit). */
+  async earlyStaging(): Promise<void> {
+    await this.#staging;
   }
 
   private async stage(paths: readonly string[] | undefined): Promise<void> {
     const all = ['add', '--all', '--', '.'];
     if (paths === undefined || paths.length > MAX_STAGED_PATHS) {
+      this.#indexVersion += 1;
       await this.git(all, 'staging the changes');
       return;
     }
     if (paths.length === 0) return;
+    this.#indexVersion += 1;
     // Literal pathspecs: a file named "*.md" is that file, not a glob. A path that no longer
     // exists and never was committed (created, then deleted) makes git refuse the whole list;
     // staging everything is then the safe answer.
@@ -314,6 +387,8 @@ export class JobWorkspace {
    */
   async remove(): Promise<void> {
     const { context, mirrorPath, lockPath, lockTimeoutMs, pool } = this.init;
+    // Staging under way holds the index: it ends (or is aborted with the job) first.
+    await this.#staging;
     // Removal must happen even when the job was cancelled: run without the job's abort signal.
     const quiet = { ...context, signal: undefined };
     const trash = await withMirrorLock(

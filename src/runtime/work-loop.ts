@@ -47,6 +47,13 @@ export class WorkLoop<Item> {
   #started = false;
   #stopping = false;
   #unlisten: (() => Promise<void>) | null = null;
+  /**
+   * False from the start of a claim round until it sends its first claim. A wake meanwhile (the
+   * NOTIFY and the in-process nudge of one job created in this process arrive together) is seen
+   * by that claim, so it asks for no further round: one round trip to the database fewer per
+   * job, on the way to its start.
+   */
+  #claimSent = true;
 
   constructor(options: WorkLoopOptions<Item>) {
     this.#options = options;
@@ -79,6 +86,7 @@ export class WorkLoop<Item> {
   /** Look for due items now. */
   wake(): void {
     if (this.#stopping || !this.#started) return;
+    if (this.#pump.running && !this.#claimSent) return;
     this.#pump.wake();
   }
 
@@ -106,13 +114,16 @@ export class WorkLoop<Item> {
   /** Claims while there is room; resolves to when to look again. */
   async #claimRound(): Promise<number> {
     const { beforeClaim, claim, claimBatch, concurrency, pollIntervalMs, untilNextDueMs } = this.#options;
+    this.#claimSent = false;
     try {
       await beforeClaim?.();
       while (!this.#stopping) {
         const room = concurrency - this.#inFlight.size;
-        // A finishing item wakes the loop again; the poll still runs beforeClaim meanwhile.
+        // A finishing item wakes the loop again (it made room, so that wake is not dropped: room
+        // is counted after it); the poll still runs beforeClaim meanwhile.
         if (room <= 0) return pollIntervalMs;
         const limit = Math.min(room, claimBatch ?? room);
+        this.#claimSent = true;
         const claimed = await claim(limit);
         for (const item of claimed) this.#launch(item);
         if (claimed.length < limit) break;
@@ -122,6 +133,9 @@ export class WorkLoop<Item> {
     } catch (error) {
       this.#options.onClaimError(error);
       return pollIntervalMs;
+    } finally {
+      // Whatever wakes the loop after this round's last look gets a round of its own.
+      this.#claimSent = true;
     }
   }
 

@@ -226,3 +226,65 @@ test('pump: wakeWithin keeps the earlier timer, and a stopped pump never runs ag
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(runs, 1);
 });
+
+test('wakes that come before a round has claimed are that round’s; one after its claim gets another', async () => {
+  const queue: number[] = [];
+  const ran: number[] = [];
+  let gate = deferred();
+  let looks = 0;
+  let claims = 0;
+  // Items hold their slot until the end: a finishing item wakes the loop too.
+  const running = deferred();
+  const { loop, channel } = loopOver(queue, {
+    beforeClaim: async () => {
+      looks++;
+      await gate.promise;
+    },
+    claim: async (limit) => {
+      claims++;
+      return queue.splice(0, limit);
+    },
+    run: async (item) => {
+      ran.push(item);
+      await running.promise;
+    },
+  });
+  await loop.start();
+  gate.resolve();
+  await until('the start round ended', () => claims === 1);
+  await new Promise((r) => setTimeout(r, 20));
+  const [looksBefore, claimsBefore] = [looks, claims];
+  gate = deferred();
+  // A job created in this process: its NOTIFY and the in-process nudge arrive together.
+  queue.push(1);
+  channel.notify();
+  loop.wake();
+  loop.wake();
+  gate.resolve();
+  await until('the item ran', () => ran.length === 1);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual([looks - looksBefore, claims - claimsBefore], [1, 1], 'one round for the three wakes');
+
+  // A wake after the round sent its claim may be about an item that claim did not see.
+  let claimGate = deferred();
+  const claiming = deferred();
+  const { loop: second } = loopOver(queue, {
+    claim: async (limit) => {
+      claiming.resolve();
+      await claimGate.promise;
+      return queue.splice(0, limit);
+    },
+    run: async (item) => void ran.push(item),
+  });
+  await second.start();
+  await claiming.promise;
+  queue.push(2);
+  second.wake();
+  const first = claimGate;
+  claimGate = { promise: Promise.resolve(), resolve: () => {} };
+  first.resolve();
+  await until('the item queued after the claim ran', () => ran.includes(2));
+  running.resolve();
+  await loop.stop();
+  await second.stop();
+});

@@ -24,15 +24,21 @@ export async function readRunCredentials(
   makeCodeHost: (options: CodeHostOptions) => CodeHost,
 ): Promise<RunCredentials> {
   const { job, project, signal } = input;
-  const { resolved } = await jobModel(db, config, project, job.model, {
-    timeoutMs: config.modelTimeoutMs,
-    ...model,
-    // A retried model call is shown on the job's event stream; a failed write of it is not the job's.
-    onRetry: (retry) => void input.event('model_retry', { ...retry }).catch(() => {}),
-  });
-  const codeHost = makeCodeHost(
-    codeHostOptionsOf(project, await jobCodeHostCredentials(db, config, project, job.source_repository)),
-  );
+  // Read at once (each is a secret's read and decryption; the code host's also an address check),
+  // and reported in this order when both fail.
+  const [modelRead, hostRead] = await Promise.allSettled([
+    jobModel(db, config, project, job.model, {
+      timeoutMs: config.modelTimeoutMs,
+      ...model,
+      // A retried model call is shown on the job's event stream; a failed write of it is not the job's.
+      onRetry: (retry) => void input.event('model_retry', { ...retry }).catch(() => {}),
+    }),
+    jobCodeHostCredentials(db, config, project, job.source_repository),
+  ]);
+  if (modelRead.status === 'rejected') throw modelRead.reason;
+  if (hostRead.status === 'rejected') throw hostRead.reason;
+  const { resolved } = modelRead.value;
+  const codeHost = makeCodeHost(codeHostOptionsOf(project, hostRead.value));
   const header = await codeHost.gitAuthHeader(signal);
   return { model: resolved, codeHost, authorization: header.replace(/^Authorization:\s*/i, '') };
 }

@@ -227,11 +227,15 @@ export class JobWorker {
     let result: JobRunResult;
     try {
       log.info('job started');
-      const project = await getProject(db, job.project_id);
-      const promptRows = await selectPrompts(db, job.id);
+      // Three reads that need nothing of each other: sent at once (on PostgreSQL, one round trip's
+      // wait instead of three on the way to the job's first model request).
+      const [project, promptRows, runEvents] = await Promise.all([
+        getProject(db, job.project_id),
+        selectPrompts(db, job.id),
+        selectRunEvents(db, job.id),
+      ]);
       const prompts = promptRows.map((p) => p.prompt);
       const promptSeq = promptRows.at(-1)?.seq ?? 1;
-      const runEvents = await selectRunEvents(db, job.id);
       const history = historyOf(prompts, runEvents);
       result = await runner({
         job,

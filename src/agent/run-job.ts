@@ -10,6 +10,7 @@ import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import type { ModelOptions } from '../models/providers.ts';
 import type { JobRunInput, JobRunner, JobRunResult, JobUsage } from '../modules/jobs/index.ts';
+import { repositoryPolicy } from '../modules/projects/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { jobDocsChecks } from './checks/settings.ts';
 import { CodeMirrors } from './code-source/code-mirror.ts';
@@ -90,7 +91,13 @@ async function runJob(input: JobRunInput, options: RunOptions): Promise<JobRunRe
     branch = jobBranch;
     await input.setBranch(jobBranch);
 
-    workspace = new PreparingWorkspace(options.workspaces, input, jobBranch, credentials.authorization);
+    workspace = new PreparingWorkspace(
+      options.workspaces,
+      input,
+      jobBranch,
+      credentials.authorization,
+      repositoryPolicy(config.repositories),
+    );
     const checks = jobDocsChecks(input, workspace.opening);
     const {
       outcome,

@@ -20,6 +20,7 @@ import {
   type WorkspaceStartView,
   Workspaces,
 } from '../../src/agent/workspace/workspaces.ts';
+import { repositoryPolicy } from '../../src/modules/projects/index.ts';
 import { type GitHttpServer, SAMPLE_DOCS, startGitHttpServer } from '../stand-ins/git-http-server.ts';
 
 const run = promisify(execFile);
@@ -57,6 +58,8 @@ const access = (repo: string, authorization: string | null = AUTHORIZATION): Rep
   url: server.repoUrl(repo),
   authorization,
   secrets: [TOKEN, READ_ONLY_TOKEN],
+  // The stand-in is on loopback, as DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE=true allows.
+  policy: repositoryPolicy({ allowPrivateAddresses: true }),
 });
 
 function newJob(prompt = 'Fix the install guide') {
@@ -269,6 +272,23 @@ describe('a job from clone to pushed branch', () => {
       assert.equal(await bareGit(next.path, 'rev-parse', 'HEAD'), moved);
     } finally {
       await next.remove();
+    }
+
+    // The request goes through the address policy: one that refuses the host leaves it to git.
+    const seenRefused = invocations.length;
+    const refused = await spaces().open({
+      repository: { ...access('docs'), policy: repositoryPolicy({ allowPrivateAddresses: false }) },
+      ...newJob('Policy'),
+      start: { kind: 'new', ref: null },
+    });
+    try {
+      assert.equal(
+        invocations.slice(seenRefused).filter((i) => i.args[0] === 'fetch').length,
+        1,
+        'git fetched',
+      );
+    } finally {
+      await refused.remove();
     }
   });
 

@@ -3,6 +3,7 @@
 // in docs/agent-jobs.md). Every tool call waits for the worktree. If the worktree cannot be made,
 // `lost` aborts the model call and the workspace's failure becomes the job's.
 import type { JobRunInput } from '../../modules/jobs/index.ts';
+import type { OutboundPolicy } from '../../net/outbound-http/index.ts';
 import type { BranchSoFar } from '../instructions.ts';
 import { WorkspaceFailure } from '../workspace/failures.ts';
 import type { JobWorkspace } from '../workspace/job-workspace.ts';
@@ -17,21 +18,30 @@ export class PreparingWorkspace {
   #failure: unknown = null;
   #ready: JobWorkspace | null = null;
 
-  constructor(workspaces: Workspaces, input: JobRunInput, branch: string, authorization: string) {
+  constructor(
+    workspaces: Workspaces,
+    input: JobRunInput,
+    branch: string,
+    authorization: string,
+    /** The repositories' address policy, for the request that spares a fetch (remote-refs.ts). */
+    policy: OutboundPolicy | null = null,
+  ) {
     let started: (view: WorkspaceStartView) => void = () => {};
     this.startView = new Promise<WorkspaceStartView>((resolve) => {
       started = resolve;
     });
     const { job } = input;
-    this.opening = openWorkspace(workspaces, input, branch, authorization, started).then(async (opened) => {
-      this.#ready = opened;
-      await input.event('workspace', {
-        branch,
-        base: job.source_ref,
-        mirror: opened.mirrorCloned ? 'cloned' : 'fetched',
-      });
-      return opened;
-    });
+    this.opening = openWorkspace(workspaces, input, branch, authorization, policy, started).then(
+      async (opened) => {
+        this.#ready = opened;
+        await input.event('workspace', {
+          branch,
+          base: job.source_ref,
+          mirror: opened.mirrorCloned ? 'cloned' : 'fetched',
+        });
+        return opened;
+      },
+    );
     this.opening.catch((error) => {
       this.#failure = error;
       this.#lost.abort(error);
@@ -84,10 +94,11 @@ async function openWorkspace(
   input: JobRunInput,
   branch: string,
   authorization: string,
+  policy: OutboundPolicy | null,
   onStart: (view: WorkspaceStartView) => void,
 ): Promise<JobWorkspace> {
   const { job, signal } = input;
-  const repository = { url: job.source_repository, authorization };
+  const repository = { url: job.source_repository, authorization, policy };
   const open = (start: Parameters<Workspaces['open']>[0]['start']) =>
     workspaces.open({ repository, jobId: job.id, branch, start, signal, onStart });
   if (job.branch === null) return open({ kind: 'new', ref: job.source_ref });

@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { OutboundPolicy } from '../../net/outbound-http/index.ts';
 import { WorkspaceFailure } from './failures.ts';
 import { type GitContext, runGit } from './git-command.ts';
 import { canProbe, remoteRefs } from './remote-refs.ts';
@@ -54,6 +55,8 @@ export interface WantedRefs {
   baseRef: string | null;
   /** The job's own branch, for a follow-up or a retry that continues it; else null. */
   branch: string | null;
+  /** The repositories' address policy: with it, a fetch that would bring nothing is skipped. */
+  policy?: OutboundPolicy | null;
 }
 
 /**
@@ -149,7 +152,7 @@ async function unchangedOnHost(
   repositoryUrl: string,
   wanted: WantedRefs,
 ): Promise<{ remoteHead: string | null } | null> {
-  if (!canProbe()) return null;
+  if (!wanted.policy || !canProbe()) return null;
   // The host's name for each ref the job needs, and where the mirror keeps its copy.
   const pairs: [string, string][] = [
     wanted.baseRef === null
@@ -169,6 +172,7 @@ async function unchangedOnHost(
     repositoryUrl,
     context.authorization,
     pairs.map(([hostRef]) => hostRef),
+    wanted.policy,
     context.signal,
   );
   if (remote === null) return null;

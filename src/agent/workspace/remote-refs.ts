@@ -1,6 +1,8 @@
 // Asks the code host where some of the repository's refs point, with one HTTP request and no git
 // process: git's protocol v2 `ls-refs` command, POSTed to <repository>/git-upload-pack with the
-// same Authorization header a fetch sends (gitprotocol-v2(5), gitprotocol-http(5)). A later job
+// same Authorization header a fetch sends (gitprotocol-v2(5), gitprotocol-http(5)), through
+// src/net/outbound-http with the repositories' address policy (checked on the address connected
+// to, like every request docwright makes to a user-chosen URL). A later job
 // uses it to learn that its branches have not moved, which makes the fetch unnecessary (mirror.ts,
 // docs/agent-jobs.md "A fetch only when the branch moved"). A `git fetch` that finds nothing new
 // costs two processes (git, git-remote-http) and two requests (the capability advertisement, then
@@ -13,6 +15,7 @@
 // git (curl's variables, which Node's fetch does not honour: a direct request might not get out).
 // Certificate settings for git (GIT_SSL_CAINFO...) are not Node's either: where Node cannot verify
 // the host, the probe fails and that host is left to git for the next ten minutes.
+import { OutboundFailedError, type OutboundPolicy, outboundRequest } from '../../net/outbound-http/index.ts';
 
 /** The variables that send git's requests through a proxy; with any of them set, git does the asking. */
 const PROXY_VARIABLES = ['http_proxy', 'https_proxy', 'HTTPS_PROXY', 'all_proxy', 'ALL_PROXY'] as const;
@@ -67,15 +70,14 @@ export async function remoteRefs(
   repositoryUrl: string,
   authorization: string | null,
   refs: readonly string[],
+  policy: OutboundPolicy,
   signal?: AbortSignal,
 ): Promise<Map<string, string> | null> {
   const url = new URL(`${repositoryUrl.replace(/\/+$/, '')}/git-upload-pack`);
   if (Date.now() - (unreachable.get(url.origin) ?? Number.NEGATIVE_INFINITY) < UNREACHABLE_FOR_MS)
     return null;
-  const timeout = AbortSignal.timeout(PROBE_TIMEOUT_MS);
-  let response: Response;
   try {
-    response = await fetch(url, {
+    const response = await outboundRequest(url, {
       method: 'POST',
       headers: {
         ...(authorization === null ? {} : { authorization }),
@@ -85,37 +87,28 @@ export async function remoteRefs(
         'user-agent': 'git/docwright',
       },
       body: lsRefsRequest(refs),
-      // A redirect is git's to follow (or refuse, per http.followRedirects).
-      redirect: 'manual',
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      // A redirect is not followed (git follows or refuses it, per http.followRedirects).
+      timeoutMs: PROBE_TIMEOUT_MS,
+      maxBytes: MAX_ANSWER_BYTES,
+      policy,
+      signal,
     });
-  } catch {
-    // No answer at all. A cancelled job's fetch is then aborted by the same signal, as before.
-    if (!signal?.aborted && !timeout.aborted) {
+    if (response.status !== 200 || response.truncated) return null;
+    // Byte for byte: packet lengths count bytes. A name that is not ASCII then matches nothing
+    // asked for, and git fetches.
+    const listed = parseLsRefs(response.body.toString('latin1'));
+    if (listed === null) return null;
+    // ref-prefix also lists longer names ("main-old" for "main"): only exact ones are answers.
+    return new Map(refs.flatMap((ref) => (listed.has(ref) ? [[ref, listed.get(ref)!] as const] : [])));
+  } catch (error) {
+    // No answer (TLS, network): that host is left to git for a while. A refused address or a
+    // cancelled job is git's to meet as before (the address was checked before the run).
+    if (error instanceof OutboundFailedError && !error.timedOut && !signal?.aborted) {
       unreachable.delete(url.origin);
       unreachable.set(url.origin, Date.now());
       // Forgets the oldest first, so the map stays small.
       while (unreachable.size > 1000) unreachable.delete(unreachable.keys().next().value!);
     }
-    return null;
-  }
-  try {
-    if (response.status !== 200) {
-      await response.body?.cancel();
-      return null;
-    }
-    const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > MAX_ANSWER_BYTES) {
-      await response.body?.cancel();
-      return null;
-    }
-    const answer = await response.text();
-    if (answer.length > MAX_ANSWER_BYTES) return null;
-    const listed = parseLsRefs(answer);
-    if (listed === null) return null;
-    // ref-prefix also lists longer names ("main-old" for "main"): only exact ones are answers.
-    return new Map(refs.flatMap((ref) => (listed.has(ref) ? [[ref, listed.get(ref)!] as const] : [])));
-  } catch {
     return null;
   }
 }

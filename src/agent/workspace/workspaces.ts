@@ -3,6 +3,7 @@
 // one). The entry point of src/agent/workspace.
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { OutboundPolicy } from '../../net/outbound-http/index.ts';
 import { WorkspaceFailure } from './failures.ts';
 import { type GitContext, runGit } from './git-command.ts';
 import { GitRunner } from './git-runner.ts';
@@ -26,6 +27,12 @@ export interface RepositoryAccess {
   authorization: string | null;
   /** Further values to keep out of messages (the raw token, when the header encodes it). */
   secrets?: readonly string[];
+  /**
+   * The repositories' address policy (DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE). With it, a later job
+   * asks the host where its branches are with one request, and fetches only when they moved
+   * (remote-refs.ts); without it, it always fetches.
+   */
+  policy?: OutboundPolicy | null;
 }
 
 export type WorkspaceStart =
@@ -133,6 +140,7 @@ export class Workspaces {
         const { cloned, remoteHead } = await refreshMirror(context, mirrorPath, url, {
           baseRef,
           branch: continuing ? branch : null,
+          policy: input.repository.policy ?? null,
         });
         const base = remoteHead ?? (await resolveStartCommit(context, mirrorPath, baseRef!));
         const { startCommit, baseCommit } = await this.startingPoint(

@@ -1,7 +1,7 @@
 // The projects module's public surface: projects, their settings and encrypted secrets, and the
 // checks on repository addresses. Other code imports this file, never the files beside it.
 export { destinationOfProject } from './credential-binding.ts';
-export { type RepositoryAccess, repositoryAddressProblem } from './repository-address.ts';
+export { type RepositoryAccess, repositoryAddressProblem, repositoryPolicy } from './repository-address.ts';
 export {
   CODE_HOST_KINDS,
   type CodeHostKind,

@@ -22,7 +22,10 @@
 // /dev/shm.
 //
 // Run: node bench/agent.ts [--files 10000] [--jobs 30] [--first 3] [--database pglite|postgres]
-// (about two minutes at the defaults on this machine; prints `profile:` lines, then `figure:` lines).
+// [--trace] (about two minutes at the defaults on this machine; prints `profile:` lines, then
+// `figure:` lines). `profile:` also gives each job's count of git processes and of database
+// statements (bench/lib/traced-database.ts), which the machine's load does not change; --trace
+// prints the last later job's timeline: git commands, database statements, model requests, events.
 // The app's per-project job rate limit is lifted here, so --jobs may exceed 99: the pickup p99 is
 // a nearest-rank percentile, which is the largest sample below 100 jobs; --jobs 200 makes it the
 // second largest, --jobs 300 the third. The sample count is printed beside the figures.

@@ -19,7 +19,7 @@ import {
   readSeries as readTrafficSeries,
   type SeriesInterval,
 } from './reads.ts';
-import { readVisitorRanking, type VisitorRanking } from './visitor-reads.ts';
+import { readVisitorPage, type VisitorRanking } from './visitor-reads.ts';
 
 /** What a report reads, and what only that report needs to say. */
 export type PageQuery =
@@ -40,7 +40,12 @@ export type PageQuery =
   /** MCP calls per (tool, method, client), with the most-called tools and clients. */
   | { report: 'mcp-calls' /** How many tools and clients the summaries name. */; summaryLimit: number }
   /** Distinct visitors per path (total descending, then path); `nowMs` says which months are whole. */
-  | { report: 'visitors'; nowMs: number };
+  | {
+      report: 'visitors';
+      nowMs: number;
+      /** Pages reaching at most this many rows are found without a ranking (0: always a ranking). */
+      topVisitorsMaxRows?: number | undefined;
+    };
 
 /** The page each report answers with. */
 export interface Pages {
@@ -85,11 +90,8 @@ async function readAnyPage(
       return readReferralPage(db, projectId, range, page);
     case 'mcp-calls':
       return readMcpCallPage(db, projectId, range, page, query.summaryLimit);
-    case 'visitors': {
-      // The whole ranking is kept (visitor-reads.ts): paging it is a slice.
-      const ranking = await readVisitorRanking(db, projectId, range, query.nowMs);
-      return { totals: ranking.totals, rows: ranking.rows.slice(page.offset, page.offset + page.limit) };
-    }
+    case 'visitors':
+      return readVisitorPage(db, projectId, range, page, query.nowMs, query.topVisitorsMaxRows);
   }
 }
 

@@ -16,7 +16,11 @@ import type { Database } from '../../../db/database.ts';
 import { Pump } from '../../../runtime/index.ts';
 import { mergeStagedViews } from './staged-views.ts';
 import type { ViewSums } from './view-sums.ts';
+import { backfillSketchBounds } from './visitor-bound-backfill.ts';
 import { FOLD_INTERVAL_MS, foldStagedVisitors } from './visitor-staging.ts';
+
+/** Sketch rows given their bounds per fold while any lack one (visitor-bound-backfill.ts). */
+const BACKFILL_ROWS = 2000;
 
 /** Where a failed merge or fold is reported (the app's logger; ingest's CommitLog fits). */
 export interface MergeLog {
@@ -60,6 +64,8 @@ export class StagedViewMerger {
   #backlogViews = 0;
   /** When this merger last folded visitor ids into the sketches (performance.now()). */
   #lastFold = Number.NEGATIVE_INFINITY;
+  /** Whether sketch rows may still lack a bound (false once a backfill found fewer than it asked). */
+  #boundsLeft = true;
   /** The wait before the next merge, set by the last one's duration (nextMergeDelay). */
   #delayMs: number;
 
@@ -113,6 +119,9 @@ export class StagedViewMerger {
     this.#lastFold = performance.now();
     try {
       await foldStagedVisitors(this.#db);
+      // Rows from before migration 0027 get their bounds a few thousand at a time.
+      if (this.#boundsLeft)
+        this.#boundsLeft = (await backfillSketchBounds(this.#db, BACKFILL_ROWS)) === BACKFILL_ROWS;
     } catch (error) {
       // Nothing is lost: the staged ids stay for the next fold (or a visitors export's).
       this.#logger?.error({ err: error }, 'folding visitor ids into the sketches failed; will retry');

@@ -1,4 +1,4 @@
-// SQL for distinct visitors (migration 0015): the daily salts, the sketches per level and the
+// SQL for distinct visitors (migrations 0015, 0027): the daily salts, the sketches per level and the
 // generation that tells a cached ranking it is stale. One function per statement.
 import type { Queryable } from '../../../db/database.ts';
 import { inSpans } from './span-params.ts';
@@ -55,21 +55,23 @@ export async function selectSketchesForUpdate(tx: Queryable, keys: SketchKeys): 
   );
 }
 
-/** Rows to write whole: sketches as hex text (null: none for that class). */
+/** Rows to write whole: sketches as hex text (null: none for that class), and their bounds. */
 export interface SketchBatch extends SketchKeys {
   human: (string | null)[];
   ai: (string | null)[];
+  /** Each row's bound of distinct visitors, human + AI (visitor-bounds.ts, migration 0027). */
+  bounds: number[];
 }
 
 export async function upsertSketches(tx: Queryable, batch: SketchBatch): Promise<void> {
   await tx.query(
-    `INSERT INTO visitor_sketches (project_id, level, bucket, path, human, ai)
-     SELECT project_id, level::"char", bucket, path, decode(human, 'hex'), decode(ai, 'hex')
-       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[])
-         AS r(project_id, level, bucket, path, human, ai)
+    `INSERT INTO visitor_sketches (project_id, level, bucket, path, human, ai, bound)
+     SELECT project_id, level::"char", bucket, path, decode(human, 'hex'), decode(ai, 'hex'), bound
+       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::bigint[])
+         AS r(project_id, level, bucket, path, human, ai, bound)
      ON CONFLICT (project_id, level, bucket, path)
-     DO UPDATE SET human = EXCLUDED.human, ai = EXCLUDED.ai`,
-    [batch.projectIds, batch.levels, batch.buckets, batch.paths, batch.human, batch.ai],
+     DO UPDATE SET human = EXCLUDED.human, ai = EXCLUDED.ai, bound = EXCLUDED.bound`,
+    [batch.projectIds, batch.levels, batch.buckets, batch.paths, batch.human, batch.ai, batch.bounds],
   );
 }
 

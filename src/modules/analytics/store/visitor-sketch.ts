@@ -42,6 +42,11 @@ export class VisitorSketch {
     throw new TypeError(`visitor sketch: ${bytes.length} bytes tagged ${bytes[0]} are not a sketch`);
   }
 
+  /** The size of an exact set from encode()'s bytes without decoding it; null for a HyperLogLog. */
+  static exactSizeOf(bytes: Uint8Array): number | null {
+    return bytes[0] === EXACT_TAG && (bytes.length - 1) % 8 === 0 ? (bytes.length - 1) / 8 : null;
+  }
+
   /** Adds one id (an integer in [0, 2^53)). */
   add(id: number): void {
     if (this.#exact !== null) {

@@ -5,6 +5,7 @@
 // sorted, as the rollups' are.
 import type { Queryable } from '../../../db/database.ts';
 import { floorToDay, floorToMonth } from '../time-buckets.ts';
+import { sketchBound } from './visitor-bounds.ts';
 import {
   bumpGenerations,
   type SketchBatch,
@@ -82,6 +83,7 @@ export async function writeVisitorSets(tx: Queryable, sets: VisitorSets): Promis
       ...keys,
       human: chunk.map((r) => hex(r.human)),
       ai: chunk.map((r) => hex(r.ai)),
+      bounds: chunk.map((r) => sketchBound(r.human) + sketchBound(r.ai)),
     };
     await upsertSketches(tx, batch);
   }

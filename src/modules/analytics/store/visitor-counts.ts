@@ -1,0 +1,61 @@
+// How a page's stored sketch rows become its counts, shared by the two ways a range is read (the
+// whole ranking in visitor-reads.ts, the early stop in top-visitors.ts), so both give a page the
+// same numbers: the rows are merged per class (a merge's result does not depend on its order)
+// and counted, with total the union's count kept within its bounds. Pure logic, no I/O.
+import type { SketchRow } from './visitor-queries.ts';
+import { unionCount, VisitorSketch } from './visitor-sketch.ts';
+
+export interface VisitorCountRow {
+  path: string;
+  human: number;
+  ai: number;
+  total: number;
+}
+
+export interface PathSketches {
+  human: VisitorSketch | null;
+  ai: VisitorSketch | null;
+}
+
+function merged(into: VisitorSketch | null, bytes: Uint8Array | null): VisitorSketch | null {
+  if (bytes === null) return into;
+  const sketch = VisitorSketch.decode(bytes);
+  if (into === null) return sketch;
+  into.merge(sketch);
+  return into;
+}
+
+/** Merges the rows into their paths' sketches (`into`, which is returned). */
+export function mergeByPath(
+  rows: Iterable<SketchRow>,
+  into = new Map<string, PathSketches>(),
+): Map<string, PathSketches> {
+  for (const row of rows) {
+    let sketches = into.get(row.path);
+    if (sketches === undefined) {
+      sketches = { human: null, ai: null };
+      into.set(row.path, sketches);
+    }
+    sketches.human = merged(sketches.human, row.human);
+    sketches.ai = merged(sketches.ai, row.ai);
+  }
+  return into;
+}
+
+const countOf = (sketch: VisitorSketch | null) => (sketch === null ? 0 : sketch.count());
+
+/** One path's counts from its merged sketches. */
+export function countPath(path: string, { human, ai }: PathSketches): VisitorCountRow {
+  const counts = { human: countOf(human), ai: countOf(ai) };
+  // Estimates of large sets could otherwise break total's bounds by a visitor or two.
+  const union = Math.min(
+    Math.max(unionCount([human, ai]), counts.human, counts.ai),
+    counts.human + counts.ai,
+  );
+  return { path, ...counts, total: union };
+}
+
+/** The export's order: total descending, then path ascending (UTF-16 code units). */
+export function visitorOrder(a: VisitorCountRow, b: VisitorCountRow): number {
+  return b.total - a.total || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+}

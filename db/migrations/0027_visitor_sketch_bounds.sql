@@ -3,8 +3,9 @@
 -- bucket by that bound and stopping early (store/top-visitors.ts, the threshold algorithm /views
 -- uses), instead of merging every page's sketches over the range. An exact set's bound is its
 -- size; an estimate's is the estimate raised by the documented margin (store/visitor-bounds.ts).
--- Written by every sketch write; NULL for rows written before this migration until the writer's
--- backfill counts them (reads that meet a NULL rank the whole range as before).
+-- Written by every sketch write of a day or month; NULL for rows written before this migration
+-- until the writer's backfill counts them (reads that meet a NULL rank the whole range as before).
+-- Hourly rows keep none: no read needs it, and their rewrites then change no indexed column.
 ALTER TABLE visitor_sketches ADD COLUMN bound bigint CHECK (bound >= 0);
 
 -- The daily and monthly page rows of each bucket by bound (NULLs first: a read meets them at once).

@@ -64,30 +64,28 @@ export async function selectBoundHeads(
   return rows;
 }
 
-/** Buckets of a range, as ISO 8601 instants per level. */
-export interface SketchBuckets {
-  days: string[];
-  months: string[];
-  hours: string[];
+/** Sketch rows to read, one (level, bucket, path) key each; buckets are ISO 8601 UTC. */
+export interface SketchProbes {
+  levels: ('h' | 'd' | 'm')[];
+  buckets: string[];
+  paths: string[];
 }
 
-/** Every sketch row of the given paths in the given buckets. */
-export async function selectPathSketches(
+/**
+ * The stored rows of the given keys, each found by a probe of the primary key (whatever the
+ * planner believes of the table's size: a scan of a level would read every page's rows).
+ */
+export async function selectProbedSketches(
   db: Queryable,
   projectId: string,
-  paths: readonly string[],
-  buckets: SketchBuckets,
+  probes: SketchProbes,
 ): Promise<SketchRow[]> {
   return db.query<SketchRow>(
-    `SELECT path, human, ai FROM visitor_sketches
-      WHERE project_id = $1 AND level = 'd' AND bucket = ANY($3::timestamptz[]) AND path = ANY($2::text[])
-     UNION ALL
-     SELECT path, human, ai FROM visitor_sketches
-      WHERE project_id = $1 AND level = 'm' AND bucket = ANY($4::timestamptz[]) AND path = ANY($2::text[])
-     UNION ALL
-     SELECT path, human, ai FROM visitor_sketches
-      WHERE project_id = $1 AND level = 'h' AND bucket = ANY($5::timestamptz[]) AND path = ANY($2::text[])`,
-    [projectId, paths, buckets.days, buckets.months, buckets.hours],
+    `SELECT s.path, s.human, s.ai
+       FROM unnest($2::text[], $3::timestamptz[], $4::text[]) AS k (level, bucket, path)
+       JOIN visitor_sketches s
+         ON s.project_id = $1 AND s.level = k.level::"char" AND s.bucket = k.bucket AND s.path = k.path`,
+    [projectId, probes.levels, probes.buckets, probes.paths],
   );
 }
 

@@ -22,7 +22,12 @@ import type { Queryable } from '../../../db/database.ts';
 import { addMonths, DAY_SECONDS, floorToDay, floorToMonth, HOUR_SECONDS } from '../time-buckets.ts';
 import type { HourRange } from './queries.ts';
 import { type Span, splitRange } from './range-split.ts';
-import { selectBoundHeads, selectPathSketches, selectSketchDayExtent } from './top-visitor-queries.ts';
+import {
+  type SketchProbes,
+  selectBoundHeads,
+  selectProbedSketches,
+  selectSketchDayExtent,
+} from './top-visitor-queries.ts';
 import { pageBound } from './visitor-bounds.ts';
 import { countPath, mergeByPath, type VisitorCountRow, visitorOrder } from './visitor-counts.ts';
 import { selectFirstSketchMonth } from './visitor-queries.ts';
@@ -119,7 +124,21 @@ export async function selectTopVisitorsPage(
   // Pages counted exactly, as a ranking counts them; the site's row gives the totals.
   const counted = new Map<string, VisitorCountRow>();
   const count = async (paths: string[]) => {
-    const sketches = mergeByPath(await selectPathSketches(db, projectId, paths, buckets));
+    const probes: SketchProbes = { levels: [], buckets: [], paths: [] };
+    for (const path of paths) {
+      for (const [level, list] of [
+        ['d', buckets.days],
+        ['m', buckets.months],
+        ['h', buckets.hours],
+      ] as const) {
+        for (const bucket of list) {
+          probes.levels.push(level);
+          probes.buckets.push(bucket);
+          probes.paths.push(path);
+        }
+      }
+    }
+    const sketches = mergeByPath(await selectProbedSketches(db, projectId, probes));
     for (const path of paths) {
       const sketch = sketches.get(path);
       counted.set(path, sketch === undefined ? { path, human: 0, ai: 0, total: 0 } : countPath(path, sketch));
@@ -168,7 +187,9 @@ export async function selectTopVisitorsPage(
       const ranked = [...counted.values()].filter((r) => r.total > 0).sort(visitorOrder);
       const kth = ranked.length >= k ? ranked[k - 1]!.total : -1;
       let end = next;
-      while (end < open.length && open[end]!.upper >= kth && end - next < Math.max(k, 256)) end++;
+      // The first k by bound, then every page whose bound reaches the k-th count.
+      const batch = kth < 0 ? k - ranked.length : Number.POSITIVE_INFINITY;
+      while (end < open.length && open[end]!.upper >= kth && end - next < batch) end++;
       if (end === next) break;
       if (counted.size + end - next > MAX_COUNTED) return null;
       await count(open.slice(next, end).map((o) => o.path));

@@ -19,9 +19,8 @@ export interface PathSketches {
 
 function merged(into: VisitorSketch | null, bytes: Uint8Array | null): VisitorSketch | null {
   if (bytes === null) return into;
-  const sketch = VisitorSketch.decode(bytes);
-  if (into === null) return sketch;
-  into.merge(sketch);
+  if (into === null) return VisitorSketch.decode(bytes);
+  into.mergeEncoded(bytes);
   return into;
 }
 

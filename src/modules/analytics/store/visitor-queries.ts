@@ -59,8 +59,8 @@ export async function selectSketchesForUpdate(tx: Queryable, keys: SketchKeys): 
 export interface SketchBatch extends SketchKeys {
   human: (string | null)[];
   ai: (string | null)[];
-  /** Each row's bound of distinct visitors, human + AI (visitor-bounds.ts, migration 0027). */
-  bounds: number[];
+  /** Each row's bound of distinct visitors, human + AI (visitor-bounds.ts, migration 0027); null for hours. */
+  bounds: (number | null)[];
 }
 
 export async function upsertSketches(tx: Queryable, batch: SketchBatch): Promise<void> {

@@ -67,6 +67,27 @@ export class VisitorSketch {
     for (let i = 0; i < M; i++) if (theirs[i]! > registers[i]!) registers[i] = theirs[i]!;
   }
 
+  /**
+   * Adds every id encode()'s bytes hold: merge(decode(bytes)) without building that sketch (a
+   * ranking merges a million rows); a TypeError when they are not a sketch.
+   */
+  mergeEncoded(bytes: Uint8Array): void {
+    if (bytes[0] === EXACT_TAG && (bytes.length - 1) % 8 === 0) {
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      for (let at = 1; at < bytes.length; at += 8) this.add(view.getFloat64(at, true));
+      return;
+    }
+    if (bytes[0] !== DENSE_TAG || bytes.length !== M + 1) {
+      throw new TypeError(`visitor sketch: ${bytes.length} bytes tagged ${bytes[0]} are not a sketch`);
+    }
+    if (this.#exact !== null) this.#promote();
+    const registers = this.#registers!;
+    for (let i = 0; i < M; i++) {
+      const rank = bytes[i + 1]!;
+      if (rank > registers[i]!) registers[i] = rank;
+    }
+  }
+
   /** Whether the count is exact (no id was dropped into registers). */
   get exact(): boolean {
     return this.#exact !== null;

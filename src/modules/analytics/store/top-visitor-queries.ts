@@ -98,6 +98,12 @@ export interface UnboundedRow {
   ai: Uint8Array | null;
 }
 
+/** True when a daily or monthly row has no bound yet (the cheap check before a backfill). */
+export async function selectAnyUnboundedSketch(db: Queryable): Promise<boolean> {
+  const rows = await db.query("SELECT 1 FROM visitor_sketches WHERE bound IS NULL AND level <> 'h' LIMIT 1");
+  return rows.length > 0;
+}
+
 /** Up to `limit` daily or monthly rows without a bound (written before migration 0027), locked. */
 export async function selectUnboundedSketches(tx: Queryable, limit: number): Promise<UnboundedRow[]> {
   return tx.query<UnboundedRow>(

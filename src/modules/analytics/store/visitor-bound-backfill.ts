@@ -4,13 +4,19 @@
 // few thousand rows at a time after each fold, so an upgraded database is counted within minutes
 // without a long migration. Rows written since 0027 always carry their bound.
 import type { Database } from '../../../db/database.ts';
-import { selectUnboundedSketches, updateSketchBounds } from './top-visitor-queries.ts';
+import {
+  selectAnyUnboundedSketch,
+  selectUnboundedSketches,
+  updateSketchBounds,
+} from './top-visitor-queries.ts';
 import { encodedSketchBound } from './visitor-bounds.ts';
 
 const ROWS_PER_TRANSACTION = 500;
 
 /** Bounds up to `maxRows` rows; returns how many it counted (fewer: none is left). */
 export async function backfillSketchBounds(db: Database, maxRows: number): Promise<number> {
+  // No transaction at all once every row is counted (the merger calls this after each fold).
+  if (!(await selectAnyUnboundedSketch(db))) return 0;
   let done = 0;
   while (done < maxRows) {
     const counted = await db.transaction(async (tx) => {

@@ -154,4 +154,31 @@ await forEachBackend('visitors and referrals from log import', ({ db }) => {
     await db().transaction((tx) => addViews(tx, more));
     assert.deepEqual((await visitors(project.id, today, tomorrow)).totals, { human: 2, ai: 0, total: 2 });
   });
+  test('a chunk stages its visitor ids; the end of the import folds them', async () => {
+    const { project } = await seedProject(db());
+    const path = join(dir, 'staged.log');
+    writeFileSync(
+      path,
+      [line('203.0.113.9', PAST, '/s', CHROME), line('203.0.113.8', PAST, '/s', FIREFOX)].join(''),
+    );
+    const staged = async () =>
+      Number((await db().query<{ n: number }>('SELECT count(*)::int AS n FROM visitor_ids_staged'))[0]!.n);
+    const sink = databaseImportSink(db(), 'test');
+    const source = await openLogSource(path);
+    await importSource(source, {
+      projectId: project.id,
+      parse: lineParserFactory({})(),
+      classification,
+      sink,
+    });
+    // Staged with the chunk's views, not yet in the sketches (one chunk: no fold yet).
+    assert.ok((await staged()) > 0);
+    await sink.close();
+    assert.equal(await staged(), 0);
+    assert.deepEqual((await visitors(project.id, '2026-10-21', '2026-10-22')).totals, {
+      human: 2,
+      ai: 0,
+      total: 2,
+    });
+  });
 });

@@ -8,7 +8,8 @@ import * as store from '../../src/modules/analytics/store/index.ts';
 
 test("the analytics store exports only its interface's functions and classes", () => {
   // The records the producers build (ViewSums; VisitorSalts and CommittedVisitors for visitor
-  // ids, and the hasher and day helpers log import uses for past days), add views (addViews, stageViews and the merger ingest runs), read a page, read a series.
+  // ids, and the hasher and day helpers log import uses for past days), add views (addViews, stageViews and the merger ingest runs,
+  // foldStagedVisitors for the ids log import stages), read a page, read a series.
   assert.deepEqual(Object.keys(store).sort(), [
     'CommittedVisitors',
     'StagedViewMerger',
@@ -17,6 +18,7 @@ test("the analytics store exports only its interface's functions and classes", (
     'VisitorSalts',
     'addViews',
     'currentDaySalt',
+    'foldStagedVisitors',
     'readExtent',
     'readPage',
     'readSeries',

@@ -17,6 +17,7 @@ import {
   applyChunk,
   type ChunkOutcome,
   currentDaySaltHex,
+  foldImportedVisitors,
   readLedgerEntries,
 } from '../../modules/analytics/index.ts';
 import { ControlConnectionError, sendToServer } from '../control/control-client.ts';
@@ -112,7 +113,14 @@ export async function openImportSink(config: Pick<Config, 'databaseUrl' | 'dataD
       return call<string | null>(importLogsSalt.name, { day }, (opened) => currentDaySaltHex(opened.db, day));
     },
     async close() {
-      if (where.kind === 'database') await where.opened.close();
+      if (where.kind !== 'database') return;
+      // The last chunks' visitor ids, staged (ledger.ts), folded before the database closes. Through
+      // a running server they wait for its next fold or read of visitors instead.
+      try {
+        await foldImportedVisitors(where.opened.db);
+      } finally {
+        await where.opened.close();
+      }
     },
   };
 }

@@ -44,7 +44,7 @@ export {
   visitorIdsOf,
 } from './import/importer.ts';
 export type { FieldMap } from './import/json-format.ts';
-export { applyChunk, type ChunkOutcome } from './import/ledger.ts';
+export { applyChunk, type ChunkOutcome, foldImportedVisitors } from './import/ledger.ts';
 export { PRESETS } from './import/presets.ts';
 export { ImportProgress, type ProgressTarget } from './import/progress.ts';
 export type { ImportSink, LedgerEntry } from './import/sink.ts';

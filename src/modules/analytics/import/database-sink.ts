@@ -1,7 +1,7 @@
 // The sink that applies chunks to a database this process holds.
 import type { Database } from '../../../db/database.ts';
 import { currentDaySalt, utcDayOf } from '../store/index.ts';
-import { applyChunk, readLedger } from './ledger.ts';
+import { applyChunk, foldImportedVisitors, readLedger } from './ledger.ts';
 import type { ImportSink, LedgerEntry } from './sink.ts';
 
 /** The ledger rows as JSON, as they also cross the control socket. */
@@ -26,6 +26,9 @@ export function databaseImportSink(db: Database, where: string): ImportSink {
     readLedger: (projectId, fingerprints) => readLedgerEntries(db, projectId, fingerprints),
     applyChunk: (chunk) => applyChunk(db, chunk),
     currentDaySalt: (day) => currentDaySaltHex(db, day),
-    close: async () => {},
+    // The visitor ids of the last chunks, staged (ledger.ts), folded before the import ends.
+    close: async () => {
+      await foldImportedVisitors(db);
+    },
   };
 }

@@ -4,7 +4,7 @@
 import type { Database } from '../../../db/database.ts';
 import { httpErrors } from '../../../errors/request-errors.ts';
 import { getProject } from '../../projects/index.ts';
-import { addViews, type PageViewCount, ViewSums } from '../store/index.ts';
+import { addViews, foldStagedVisitors, type PageViewCount, ViewSums } from '../store/index.ts';
 import { type UnrecognizedRowInput, upsertUnrecognizedAgents } from '../unrecognized-queries.ts';
 import { EMPTY_SHA256, type ImportChunk } from './chunk.ts';
 import { importErrors } from './errors.ts';
@@ -79,7 +79,30 @@ function addVisitorsAndReferrals(chunk: ImportChunk, sums: ViewSums): void {
   });
 }
 
+/** Chunks applied since their staged visitor ids were last folded, per database. */
+const unfoldedChunks = new WeakMap<Database, number>();
+/**
+ * Chunks whose visitor ids are folded together: each (hour, page, class) sketch row, and its day,
+ * month and site rows, is then written once per this many chunks instead of once per chunk.
+ * What waits is bounded by it; every read of visitors folds first, and so does the sink's close.
+ */
+const CHUNKS_PER_FOLD = 16;
+
 export async function applyChunk(db: Database, chunk: ImportChunk): Promise<ChunkOutcome> {
+  const outcome = await applyChunkOnce(db, chunk);
+  const unfolded = (unfoldedChunks.get(db) ?? 0) + 1;
+  unfoldedChunks.set(db, unfolded >= CHUNKS_PER_FOLD ? 0 : unfolded);
+  if (unfolded >= CHUNKS_PER_FOLD) await foldStagedVisitors(db);
+  return outcome;
+}
+
+/** The end of an import on `db`: the visitor ids its last chunks staged are folded now. */
+export async function foldImportedVisitors(db: Database): Promise<void> {
+  unfoldedChunks.set(db, 0);
+  await foldStagedVisitors(db);
+}
+
+async function applyChunkOnce(db: Database, chunk: ImportChunk): Promise<ChunkOutcome> {
   if (chunk.to.lines <= chunk.from.lines) {
     throw httpErrors.invalid_body(
       `A chunk must end after it starts (from line ${chunk.from.lines} to ${chunk.to.lines}).`,
@@ -135,7 +158,8 @@ export async function applyChunk(db: Database, chunk: ImportChunk): Promise<Chun
       );
     }
     for (const [index, row] of rows.entries()) sums.addRow(row, index);
-    const written = await addViews(tx, sums);
+    // Visitor ids staged, folded by the import's sink every few chunks (database-sink.ts).
+    const written = await addViews(tx, sums, { stageVisitors: true });
     await upsertUnrecognizedAgents(tx, unrecognizedRows(chunk));
     await advanceLedgerRow(tx, {
       ...key,

@@ -10,7 +10,8 @@
 //                   log import hashes past days itself (VisitorHasher, utcDayOf) and takes the
 //                   current day's stored salt (currentDaySalt), so its ids match ingest's.
 //   add views       addViews (straight to the levels and sketches, in the caller's transaction:
-//                   log import),
+//                   log import, which stages its visitor ids and has them folded every few
+//                   chunks: foldStagedVisitors),
 //                   stageViews (ingest: one row in the group's transaction, merged later by the
 //                   StagedViewMerger the writer runs; CommittedVisitors keeps ids it staged)
 //   read a page     readPage(report: paths, agents, referrals, mcp-calls, visitors): one page and
@@ -35,3 +36,4 @@ export { ViewSums } from './view-sums.ts';
 export { currentDaySalt, utcDayOf, VisitorHasher, VisitorSalts } from './visitor-ids.ts';
 export { CommittedVisitors } from './visitor-memo.ts';
 export type { VisitorSets } from './visitor-sets.ts';
+export { foldStagedVisitors } from './visitor-staging.ts';

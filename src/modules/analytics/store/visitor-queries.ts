@@ -139,6 +139,11 @@ export async function lockVisitorFold(tx: Queryable): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock($1, 0)', [VISITOR_FOLD_LOCK_CLASS]);
 }
 
+/** Stages visitor ids (VisitorSets.encodeBinary()) to be folded later: a log import's chunk. */
+export async function insertStagedVisitorIds(tx: Queryable, ids: Uint8Array): Promise<void> {
+  await tx.query('INSERT INTO visitor_ids_staged (ids) VALUES ($1)', [ids]);
+}
+
 /**
  * A staged row of visitor ids: `ids` (bytes, VisitorSets.encodeBinary()) since migration 0021,
  * `visitors` (JSON text, VisitorSets.encode()) for rows staged before it; never both.

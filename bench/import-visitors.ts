@@ -7,7 +7,7 @@
 //
 // Run: node bench/import-visitors.ts [--lines 100000] [--rounds 3]
 // Prints one `figure:` line: lines/s of each and the ratio (with / without).
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { migrate } from '../src/db/migrate.ts';
@@ -51,9 +51,9 @@ const noIds = { hasherAt: async () => ({ id: () => null }) } as unknown as Impor
 
 const created = await createPostgresDatabase();
 const db = await openPostgres(created.url);
+const path = join('/dev/shm', `dw-bench-import-${process.pid}.log`);
 try {
   await migrate(db);
-  const path = join('/dev/shm', `dw-bench-import-${process.pid}.log`);
   writeFileSync(path, logText());
   const classification = createClassificationContext({ webBotAuth: false });
   const rates: Record<'with' | 'without', number[]> = { with: [], without: [] };
@@ -86,6 +86,7 @@ try {
       `without ${Math.round(without)} lines/s, ratio ${(withIds / without).toFixed(2)}`,
   );
 } finally {
+  rmSync(path, { force: true });
   await db.close();
   await created.drop();
 }

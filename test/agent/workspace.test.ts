@@ -30,6 +30,26 @@ async function bareGit(repo: string, ...args: string[]): Promise<string> {
   return (await run('git', args, { cwd: repo, env: CLEAN_ENV })).stdout.trim();
 }
 
+/** Moves a bare repository's main branch on by one commit with the same files, as a push would. */
+async function moveMain(repo: string, message: string): Promise<string> {
+  const tip = await bareGit(repo, 'rev-parse', 'refs/heads/main');
+  const moved = await bareGit(
+    repo,
+    '-c',
+    'user.name=Someone',
+    '-c',
+    'user.email=someone@example.com',
+    'commit-tree',
+    `${tip}^{tree}`,
+    '-p',
+    tip,
+    '-m',
+    message,
+  );
+  await bareGit(repo, 'update-ref', 'refs/heads/main', moved);
+  return moved;
+}
+
 // GitHub's form: Basic base64("x-access-token:" + token). The scrubber must remove the header,
 // its base64 part and the token inside it.
 const TOKEN = 'ghs_docwrightTestToken0123456789abcdef';
@@ -240,21 +260,7 @@ describe('a job from clone to pushed branch', () => {
 
     // The default branch moves on the host (same files, a new commit): the next job fetches it.
     const bare = server.repoPath('docs');
-    const tip = await bareGit(bare, 'rev-parse', 'refs/heads/main');
-    const moved = await bareGit(
-      bare,
-      '-c',
-      'user.name=Someone',
-      '-c',
-      'user.email=someone@example.com',
-      'commit-tree',
-      `${tip}^{tree}`,
-      '-p',
-      tip,
-      '-m',
-      'Main moved',
-    );
-    await bareGit(bare, 'update-ref', 'refs/heads/main', moved);
+    const moved = await moveMain(bare, 'Main moved');
     const seenAgain = invocations.length;
     const next = await spaces().open({
       repository: access('docs'),
@@ -356,21 +362,7 @@ describe('a job from clone to pushed branch', () => {
     const bare = server.repoPath('maintenance');
     for (let i = 0; i < 12; i++) {
       // The branch moves before every job, so each later job fetches (an unmoved one is not).
-      const tip = await bareGit(bare, 'rev-parse', 'refs/heads/main');
-      const moved = await bareGit(
-        bare,
-        '-c',
-        'user.name=Someone',
-        '-c',
-        'user.email=someone@example.com',
-        'commit-tree',
-        `${tip}^{tree}`,
-        '-p',
-        tip,
-        '-m',
-        `Move ${i}`,
-      );
-      await bareGit(bare, 'update-ref', 'refs/heads/main', moved);
+      await moveMain(bare, `Move ${i}`);
       const { jobId, branch } = newJob('Maintenance');
       const workspace = await spaces.open({
         repository: access('maintenance'),
@@ -560,21 +552,7 @@ describe('a job from clone to pushed branch', () => {
     // The base branch moved while the worktree was kept: it is checked out at the new commit,
     // and is then as exact as before.
     const bare = server.repoPath('reuse');
-    const tip = await bareGit(bare, 'rev-parse', 'refs/heads/main');
-    const moved = await bareGit(
-      bare,
-      '-c',
-      'user.name=Someone',
-      '-c',
-      'user.email=someone@example.com',
-      'commit-tree',
-      `${tip}^{tree}`,
-      '-p',
-      tip,
-      '-m',
-      'Base moved',
-    );
-    await bareGit(bare, 'update-ref', 'refs/heads/main', moved);
+    const moved = await moveMain(bare, 'Base moved');
     const beforeThird = invocations.length;
     const third = await spacesNow.open({
       repository: access('reuse'),

@@ -70,6 +70,83 @@ test('a dense sketch stays within 2% of the exact count, and survives encoding a
   assert.throws(() => VisitorSketch.decode(new Uint8Array([9, 1, 2])), /not a sketch/);
 });
 
+/** A register's rank as the sketch's first version computed it (a reference for its faster form). */
+function referenceRegister(id: number): { index: number; rank: number } {
+  const index = id % 2 ** 14;
+  const rest = Math.floor(id / 2 ** 14);
+  const high = Math.floor(rest / 2 ** 32);
+  const bits = high > 0 ? 64 - Math.clz32(high) : 32 - Math.clz32(rest >>> 0);
+  return { index, rank: 39 - bits + 1 };
+}
+
+test('a dense sketch puts each id in the register and rank of the reference formula', () => {
+  const next = ids(11);
+  const edges = [
+    0,
+    1,
+    2 ** 14 - 1,
+    2 ** 14,
+    2 ** 31,
+    2 ** 32 - 1,
+    2 ** 32,
+    2 ** 46 - 1,
+    2 ** 46,
+    2 ** 53 - 1,
+  ];
+  for (let round = 0; round < 200; round++) {
+    // Ids of every magnitude, so ranks from 1 to 40 all occur.
+    const batch =
+      round === 0 ? edges : Array.from({ length: 50 }, () => Math.floor(next() / 2 ** (round % 54)));
+    const sketch = new VisitorSketch();
+    const expected = new Uint8Array(2 ** 14);
+    for (const id of batch) {
+      const { index, rank } = referenceRegister(id);
+      expected[index] = Math.max(expected[index]!, rank);
+    }
+    // An empty sketch made dense by merging empty registers; then every id goes to a register.
+    const dense = new Uint8Array(2 ** 14 + 1);
+    dense[0] = 2;
+    sketch.mergeEncoded(dense);
+    for (const id of batch) sketch.add(id);
+    assert.deepEqual(sketch.encode().subarray(1), expected, `round ${round}`);
+  }
+});
+
+test('the union of encoded sketches is the same sketch as merging them one by one', () => {
+  const next = ids(5);
+  const pool = Array.from({ length: 6000 }, next);
+  const pick = () => pool[Math.floor(Math.random() * pool.length)]!;
+  for (let round = 0; round < 60; round++) {
+    const rows: Uint8Array[] = [];
+    const count = 1 + (round % 7);
+    for (let r = 0; r < count; r++) {
+      const sketch = new VisitorSketch();
+      // Mostly exact sets of shared ids (unions under and over the limit), some dense.
+      const size = [0, 3, 300, 900, 2048, 2500][(round + r) % 6]!;
+      for (let i = 0; i < size; i++) sketch.add(pick());
+      rows.push(sketch.encode());
+    }
+    const oneByOne = VisitorSketch.decode(rows[0]!);
+    for (const bytes of rows.slice(1)) oneByOne.mergeEncoded(bytes);
+    const union = VisitorSketch.union(rows);
+    assert.equal(union.exact, oneByOne.exact, `round ${round}`);
+    assert.equal(union.count(), oneByOne.count(), `round ${round}`);
+    assert.deepEqual(union.encode(), oneByOne.encode(), `round ${round}`);
+  }
+  // A union of exactly EXACT_LIMIT (2,048) ids stays exact; one more id makes it dense.
+  for (const extra of [0, 1]) {
+    const a = new VisitorSketch();
+    const b = new VisitorSketch();
+    for (let i = 0; i < 1500; i++) a.add(pool[i]!);
+    for (let i = 1000; i < 2048 + extra; i++) b.add(pool[i]!);
+    const union = VisitorSketch.union([a.encode(), b.encode()]);
+    assert.equal(union.exact, extra === 0);
+    if (extra === 0) assert.equal(union.count(), 2048);
+  }
+  assert.equal(VisitorSketch.union([]).count(), 0);
+  assert.throws(() => VisitorSketch.union([new Uint8Array([9, 1, 2])]), /not a sketch/);
+});
+
 test('ids: the same sender is the same id, memoised or not; AI agents by address; salts unlink days', () => {
   const today = new VisitorHasher(new Uint8Array(32).fill(1));
   const tomorrow = new VisitorHasher(new Uint8Array(32).fill(2));

@@ -17,28 +17,29 @@ export interface PathSketches {
   ai: VisitorSketch | null;
 }
 
-function merged(into: VisitorSketch | null, bytes: Uint8Array | null): VisitorSketch | null {
-  if (bytes === null) return into;
-  if (into === null) return VisitorSketch.decode(bytes);
-  into.mergeEncoded(bytes);
-  return into;
-}
-
-/** Merges the rows into their paths' sketches (`into`, which is returned). */
-export function mergeByPath(
-  rows: Iterable<SketchRow>,
-  into = new Map<string, PathSketches>(),
-): Map<string, PathSketches> {
+/**
+ * Merges the rows per path and class: each class's rows are gathered first and merged at once
+ * (VisitorSketch.union), not one row at a time.
+ */
+export function mergeByPath(rows: Iterable<SketchRow>): Map<string, PathSketches> {
+  const encoded = new Map<string, { human: Uint8Array[]; ai: Uint8Array[] }>();
   for (const row of rows) {
-    let sketches = into.get(row.path);
-    if (sketches === undefined) {
-      sketches = { human: null, ai: null };
-      into.set(row.path, sketches);
+    let lists = encoded.get(row.path);
+    if (lists === undefined) {
+      lists = { human: [], ai: [] };
+      encoded.set(row.path, lists);
     }
-    sketches.human = merged(sketches.human, row.human);
-    sketches.ai = merged(sketches.ai, row.ai);
+    if (row.human !== null) lists.human.push(row.human);
+    if (row.ai !== null) lists.ai.push(row.ai);
   }
-  return into;
+  const out = new Map<string, PathSketches>();
+  for (const [path, { human, ai }] of encoded) {
+    out.set(path, {
+      human: human.length === 0 ? null : VisitorSketch.union(human),
+      ai: ai.length === 0 ? null : VisitorSketch.union(ai),
+    });
+  }
+  return out;
 }
 
 const countOf = (sketch: VisitorSketch | null) => (sketch === null ? 0 : sketch.count());

@@ -57,6 +57,8 @@ export class VisitorSketch {
    * some bytes are not a sketch; an empty exact sketch for no bytes.
    */
   static union(encoded: readonly Uint8Array[]): VisitorSketch {
+    // One row (a ranking of one day reads one per page) needs no copy of its ids.
+    if (encoded.length === 1) return VisitorSketch.decode(encoded[0]!);
     const sketch = new VisitorSketch();
     let registers: Uint8Array | null = null;
     let idCount = 0;

@@ -59,6 +59,7 @@ import { GiteaFake } from '../test/stand-ins/gitea-fake.ts';
 import { reply, startScriptedLlmServer } from '../test/stand-ins/scripted-llm-server.ts';
 import { type PlainGitTimes, plainGitJob } from './lib/git-baseline.ts';
 import { startGitServerProcess } from './lib/git-server-process.ts';
+import { startPickupRecorder } from './lib/pickup-steps.ts';
 import { figureLine, percentile } from './lib/stats.ts';
 import { type TracedStatement, tracedDatabase } from './lib/traced-database.ts';
 
@@ -74,6 +75,8 @@ const { values: args } = parseArgs({
     database: { type: 'string', default: 'pglite' },
     /** Print the timeline of the last job: git commands, events, model requests. */
     trace: { type: 'boolean', default: false },
+    /** Write each later job's pickup steps and what ran beside them, one JSON line a job. */
+    steps: { type: 'string' },
   },
 });
 const FILES = Number(args.files);
@@ -293,6 +296,8 @@ async function main() {
     });
     closers.push(() => app.close());
 
+    const recorder = startPickupRecorder();
+    closers.push(async () => recorder.stop());
     let counter = 0;
     const agentJob = async (repository: string): Promise<JobSample> => {
       const project = projects.get(repository)!;
@@ -370,10 +375,20 @@ async function main() {
     }
     // One plain run beside every job: the machine's load drifts (other work shares its cores), and
     // pairing keeps the baseline measured under the same conditions as the jobs it is compared to.
+    // The plain run comes first, as for the first jobs: a job created the moment the previous one
+    // finished would wait for the worker's only slot while that job's worktree is cleaned for
+    // reuse (queueing, not pickup; docs/agent-jobs.md "The pickup's slow tail"), and only the
+    // first later job was created so.
     const later: JobSample[] = [];
     for (let i = 0; i < LATER_JOBS; i++) {
-      later.push(await agentJob('acme/docs-1'));
       plain.push(await plainJob('acme/docs-1'));
+      later.push(await agentJob('acme/docs-1'));
+    }
+
+    if (args.steps) {
+      const recorded = { gitCalls: gitRunner.calls, statements, answered };
+      await recorder.write(args.steps, later, recorded);
+      for (const line of recorder.summary(later, recorded)) log(`steps: ${line}`);
     }
 
     const baseline = median(plain.map((p) => p.total));

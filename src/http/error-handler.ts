@@ -119,7 +119,7 @@ function validationError(error: FastifyError, request: FastifyRequest): AppError
     return httpErrors.invalid_json('A JSON object body is required (Content-Type: application/json).');
   }
 
-  const details: ErrorDetail[] = (error.validation ?? []).map((v) => {
+  const details: ErrorDetail[] = oneOfAllowedValues(error.validation ?? []).map((v) => {
     const missing = (v.params as { missingProperty?: string }).missingProperty;
     const name = missing ?? (v.instancePath.replace(/^\//, '').replaceAll('/', '.') || undefined);
     const what =
@@ -142,6 +142,34 @@ function validationError(error: FastifyError, request: FastifyRequest): AppError
   return location === 'body'
     ? httpErrors.invalid_body(message, { details })
     : httpErrors.invalid_parameter(message, { details });
+}
+
+type AjvError = NonNullable<FastifyError['validation']>[number];
+
+/**
+ * A value outside a union of constants (`status`, `format`: TypeBox's Union of Literals) makes Ajv
+ * report one "must be equal to constant" per constant and then "must match a schema in anyOf";
+ * those are folded into one error listing the allowed values. Other errors pass unchanged.
+ */
+function oneOfAllowedValues(errors: readonly AjvError[]): AjvError[] {
+  const folded: AjvError[] = [];
+  let pending: AjvError[] = [];
+  for (const error of errors) {
+    if (error.keyword === 'const') {
+      pending.push(error);
+      continue;
+    }
+    const samePlace = pending.length > 0 && pending.every((c) => c.instancePath === error.instancePath);
+    if (error.keyword === 'anyOf' && samePlace) {
+      const allowed = pending.map((c) =>
+        JSON.stringify((c.params as { allowedValue?: unknown }).allowedValue),
+      );
+      folded.push({ ...error, message: `must be one of ${allowed.join(', ')}` });
+    } else folded.push(...pending, error);
+    pending = [];
+  }
+  folded.push(...pending);
+  return folded;
 }
 
 /**

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Fastify from 'fastify';
+import { Type } from 'typebox';
 import type { App } from '../../src/http/context.ts';
 import { installErrorHandling } from '../../src/http/error-handler.ts';
 
@@ -41,4 +42,45 @@ test('an error that cannot be described, or carries a value too deep to print, s
   assert.equal(deep.statusCode, 400, deep.body);
   assert.equal(deep.json().code, 'invalid_body');
   assert.match(deep.json().error, /"prompt" must be string; got an array/);
+});
+
+test('a value outside a set of constants is one error that lists the allowed values', async (t) => {
+  const app = Fastify();
+  t.after(() => app.close());
+  installErrorHandling(app as unknown as App);
+  const Status = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('failed')]);
+  app.get(
+    '/jobs',
+    { schema: { querystring: Type.Object({ status: Type.Optional(Status) }) } },
+    async () => 'ok',
+  );
+  app.post(
+    '/jobs',
+    { schema: { body: Type.Object({ status: Status, limit: Type.Integer({ minimum: 1 }) }) } },
+    async () => 'ok',
+  );
+
+  const query = await app.inject({ method: 'GET', url: '/jobs?status=bogus' });
+  assert.equal(query.statusCode, 400, query.body);
+  assert.equal(query.json().code, 'invalid_parameter');
+  assert.equal(
+    query.json().error,
+    'Query parameter "status" must be one of "queued", "running", "failed"; got "bogus".',
+  );
+  assert.deepEqual(query.json().details, [
+    {
+      location: 'query',
+      name: 'status',
+      message: 'Query parameter "status" must be one of "queued", "running", "failed"; got "bogus".',
+    },
+  ]);
+
+  // Ajv stops at the first failing keyword by default; either way each field is named once.
+  const body = await app.inject({ method: 'POST', url: '/jobs', payload: { status: 'done', limit: 1 } });
+  assert.equal(body.statusCode, 400, body.body);
+  assert.equal(body.json().details.length, 1);
+  assert.match(
+    body.json().error,
+    /^Field "status" must be one of "queued", "running", "failed"; got "done"\.$/,
+  );
 });

@@ -106,7 +106,7 @@ test('a dense sketch puts each id in the register and rank of the reference form
     // An empty sketch made dense by merging empty registers; then every id goes to a register.
     const dense = new Uint8Array(2 ** 14 + 1);
     dense[0] = 2;
-    sketch.mergeEncoded(dense);
+    sketch.merge(VisitorSketch.decode(dense));
     for (const id of batch) sketch.add(id);
     assert.deepEqual(sketch.encode().subarray(1), expected, `round ${round}`);
   }
@@ -115,7 +115,9 @@ test('a dense sketch puts each id in the register and rank of the reference form
 test('the union of encoded sketches is the same sketch as merging them one by one', () => {
   const next = ids(5);
   const pool = Array.from({ length: 6000 }, next);
-  const pick = () => pool[Math.floor(Math.random() * pool.length)]!;
+  // Seeded like the pool, so a failing round is the same on the next run.
+  const choose = ids(11);
+  const pick = () => pool[choose() % pool.length]!;
   for (let round = 0; round < 60; round++) {
     const rows: Uint8Array[] = [];
     const count = 1 + (round % 7);
@@ -127,7 +129,7 @@ test('the union of encoded sketches is the same sketch as merging them one by on
       rows.push(sketch.encode());
     }
     const oneByOne = VisitorSketch.decode(rows[0]!);
-    for (const bytes of rows.slice(1)) oneByOne.mergeEncoded(bytes);
+    for (const bytes of rows.slice(1)) oneByOne.merge(VisitorSketch.decode(bytes));
     const union = VisitorSketch.union(rows);
     assert.equal(union.exact, oneByOne.exact, `round ${round}`);
     assert.equal(union.count(), oneByOne.count(), `round ${round}`);

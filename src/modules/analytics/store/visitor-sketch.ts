@@ -49,7 +49,7 @@ export class VisitorSketch {
 
   /**
    * The union of encode()'s bytes, all at once: the same sketch as decoding the first and
-   * mergeEncoded() of the others (a union does not depend on its order: exact while the union
+   * merge() of the others decoded (a union does not depend on its order: exact while the union
    * has at most EXACT_LIMIT ids, else the registers' maximum over every id and every dense
    * sketch), but with typed arrays: the exact sets' ids copied into one Float64Array, dense
    * registers merged by a max loop, and at most EXACT_LIMIT + 1 ids in a Set. Merging row by
@@ -101,23 +101,6 @@ export class VisitorSketch {
     const registers = this.#registers!;
     const theirs = other.#registers!;
     for (let i = 0; i < M; i++) if (theirs[i]! > registers[i]!) registers[i] = theirs[i]!;
-  }
-
-  /**
-   * Adds every id encode()'s bytes hold: merge(decode(bytes)) without building that sketch (a
-   * ranking merges a million rows); a TypeError when they are not a sketch.
-   */
-  mergeEncoded(bytes: Uint8Array): void {
-    if (bytes[0] === EXACT_TAG && (bytes.length - 1) % 8 === 0) {
-      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      for (let at = 1; at < bytes.length; at += 8) this.add(view.getFloat64(at, true));
-      return;
-    }
-    if (bytes[0] !== DENSE_TAG || bytes.length !== M + 1) {
-      throw new TypeError(`visitor sketch: ${bytes.length} bytes tagged ${bytes[0]} are not a sketch`);
-    }
-    if (this.#exact !== null) this.#promote();
-    maxInto(this.#registers!, bytes);
   }
 
   /** Whether the count is exact (no id was dropped into registers). */

@@ -48,7 +48,7 @@ export const DEFAULT_STAGED_MERGER: StagedMergerOptions = {
 
 /**
  * On PGlite a merge runs on the server's own thread, between the requests it answers, and its
- * upserts cost about 30 µs of that thread per rollup row (docs/ingestion.md, "PGlite's thread"):
+ * upserts cost about 20 µs of that thread per rollup row (docs/ingestion.md, "PGlite's thread"):
  * merging half as often writes each busy key half as often. A read does not wait longer for it
  * (every export merges what is staged first, and a merge costs per key, not per view).
  */

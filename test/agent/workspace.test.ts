@@ -223,6 +223,62 @@ describe('a job from clone to pushed branch', () => {
     assert.equal(await bareGit(mirror, 'branch', '--list', branch), '');
   });
 
+  test("first job: the tip's file contents come beside the clone, not from the checkout", async () => {
+    await server.createRepo('tip-files', SAMPLE_DOCS, {
+      branches: { 'old-docs': { 'docs/old.md': '# Old page\n' } },
+    });
+    // The host's requests made while `worktree add` runs: a partial clone's checkout fetches the
+    // blobs it lacks itself (one more fetch after the clone), which the prefetch makes needless.
+    const duringCheckout: string[] = [];
+    class Recording extends GitRunner {
+      override async run(args: readonly string[], options: GitRunOptions) {
+        if (args[0] !== 'worktree') return super.run(args, options);
+        const before = server.requests.length;
+        try {
+          return await super.run(args, options);
+        } finally {
+          duringCheckout.push(...server.requests.slice(before).map((r) => `${r.method} ${r.path}`));
+        }
+      }
+    }
+    const spaces = new Workspaces({
+      cacheDir: join(base, 'tip-files', 'repos'),
+      worktreesDir: join(base, 'tip-files', 'worktrees'),
+      runner: new Recording(),
+    });
+    const { jobId, branch } = newJob();
+    const workspace = await spaces.open({
+      repository: access('tip-files'),
+      jobId,
+      branch,
+      start: { kind: 'new', ref: null },
+    });
+    assert.deepEqual(duringCheckout, [], 'the checkout fetched file contents itself');
+    for (const [path, text] of Object.entries(SAMPLE_DOCS))
+      assert.equal(await readFile(join(workspace.path, path), 'utf8'), text);
+    // Still a partial clone, no shallow one: the other branch's contents are missing, the
+    // history is whole, and the prefetch's repository is gone.
+    const mirror = mirrorPathFor(join(base, 'tip-files', 'repos'), server.repoUrl('tip-files'));
+    assert.equal(await bareGit(mirror, 'rev-parse', '--is-shallow-repository'), 'false');
+    const missing = await bareGit(
+      mirror,
+      'rev-list',
+      '--objects',
+      '--missing=print',
+      'refs/remotes/origin/old-docs',
+    );
+    assert.match(missing, /^\?[0-9a-f]{40}$/m);
+    assert.deepEqual(
+      (await readdir(join(base, 'tip-files', 'repos'))).filter((name) => name.includes('.tip-')),
+      [],
+    );
+    // The moved pack is the promisor remote's, as the checkout's own fetch would have left it.
+    const packs = await readdir(join(mirror, 'objects', 'pack'));
+    assert.equal(packs.filter((name) => name.endsWith('.promisor')).length, 2, packs.join(' '));
+    await run('git', ['fsck', '--connectivity-only', '--no-dangling'], { cwd: mirror, env: CLEAN_ENV });
+    await workspace.remove();
+  });
+
   test('second job reuses the mirror: no fetch while what it needs has not moved, one fetch when it has', async () => {
     const { jobId, branch } = newJob('Add a glossary');
     const seen = invocations.length;
@@ -345,7 +401,8 @@ describe('a job from clone to pushed branch', () => {
     const fetches: boolean[] = [];
     class Recording extends GitRunner {
       override run(args: readonly string[], options: GitRunOptions) {
-        if (args[0] === 'fetch' && !args.includes('--filter=blob:none')) {
+        // The clone's fetch and the tip's prefetch beside it are not the mirror's later fetches.
+        if (args[0] === 'fetch' && !args.includes('--filter=blob:none') && !args.includes('--depth=1')) {
           const config = Object.entries(options.env)
             .filter(([name]) => name.startsWith('GIT_CONFIG_KEY_'))
             .map(([name, key]) => `${key}=${options.env[name.replace('KEY', 'VALUE')]}`);
@@ -814,8 +871,10 @@ describe('a job from clone to pushed branch', () => {
     ]);
     try {
       assert.deepEqual([a!.mirrorCloned, b!.mirrorCloned].sort(), [false, true]);
-      const inits = invocations.slice(seen).filter((i) => i.args[0] === 'init');
-      assert.equal(inits.length, 1);
+      const clones = invocations
+        .slice(seen)
+        .filter((i) => i.args[0] === 'fetch' && i.args.includes('--filter=blob:none'));
+      assert.equal(clones.length, 1);
       for (const [workspace, name] of [
         [a!, 'one.md'],
         [b!, 'two.md'],

@@ -25,7 +25,8 @@
 // [--trace] (about two minutes at the defaults on this machine; prints `profile:` lines, then
 // `figure:` lines). `profile:` also gives each job's count of git processes and of database
 // statements (bench/lib/traced-database.ts), which the machine's load does not change; --trace
-// prints the last later job's timeline: git commands, database statements, model requests, events.
+// prints the timelines of the last first job and the last later job: git commands, database
+// statements, model requests, events.
 // The app's per-project job rate limit is lifted here, so --jobs may exceed 99: the pickup p99 is
 // a nearest-rank percentile, which is the largest sample below 100 jobs; --jobs 200 makes it the
 // second largest, --jobs 300 the third. The sample count is printed beside the figures.
@@ -419,8 +420,8 @@ async function main() {
     log(
       `profile: later jobs in order, total/git ms: ${later.map((s) => `${Math.round(s.total)}/${Math.round(sumGit(s))}`).join(' ')}`,
     );
-    if (args.trace) {
-      const last = later.at(-1)!;
+    // The timeline of one job: git commands (at their start), model requests, statements, events.
+    const printTrace = async (label: string, last: JobSample) => {
       const lines: [number, string][] = [];
       for (const call of gitRunner.calls) {
         if (call.at < last.start || call.at > last.end) continue;
@@ -441,7 +442,11 @@ async function main() {
       );
       for (const e of events) lines.push([e.created_at.getTime(), `event ${e.type}`]);
       lines.sort((a, b) => a[0] - b[0]);
-      for (const [at, text] of lines) log(`trace: +${Math.round(at - last.start)} ms ${text}`);
+      for (const [at, text] of lines) log(`trace: ${label} +${Math.round(at - last.start)} ms ${text}`);
+    };
+    if (args.trace) {
+      await printTrace('first', first.at(-1)!);
+      await printTrace('later', later.at(-1)!);
     }
 
     const firstOverhead = median(first.map((s) => s.overhead));

@@ -30,6 +30,21 @@ async function bareGit(repo: string, ...args: string[]): Promise<string> {
   return (await run('git', args, { cwd: repo, env: CLEAN_ENV })).stdout.trim();
 }
 
+/**
+ * What `git status --porcelain` says of a worktree against its HEAD, through an index read from
+ * HEAD for the purpose: whichever index the workspace staged in, the files must be HEAD's.
+ */
+let checkIndexes = 0;
+async function differencesFromHead(worktree: string): Promise<string> {
+  const env = { ...CLEAN_ENV, GIT_INDEX_FILE: join(base, `check-index-${++checkIndexes}`) };
+  try {
+    await run('git', ['read-tree', 'HEAD'], { cwd: worktree, env });
+    return (await run('git', ['status', '--porcelain'], { cwd: worktree, env })).stdout.trim();
+  } finally {
+    await rm(env.GIT_INDEX_FILE, { force: true });
+  }
+}
+
 /** Moves a bare repository's main branch on by one commit with the same files, as a push would. */
 async function moveMain(repo: string, message: string): Promise<string> {
   const tip = await bareGit(repo, 'rev-parse', 'refs/heads/main');
@@ -279,6 +294,50 @@ describe('a job from clone to pushed branch', () => {
     await workspace.remove();
   });
 
+  test('a fresh checkout: files edited in the same second as it, at the same size, are committed', async () => {
+    // Git cannot tell such an edit from the checkout by the file's time and size: the commit
+    // must read the file, whichever index it stages in (JobWorkspace #ownIndex).
+    const spaces = new Workspaces({
+      cacheDir: join(base, 'same-second', 'repos'),
+      worktreesDir: join(base, 'same-second', 'worktrees'),
+      runner: new GitRunner(),
+      idleWorktrees: 0,
+    });
+    const sameSize = (text: string) => text.replace(/[a-z]/, (c) => (c === 'z' ? 'y' : 'z'));
+    const paths = Object.keys(SAMPLE_DOCS).filter((p) => /[a-z]/.test(SAMPLE_DOCS[p]!));
+    assert.ok(paths.length >= 2);
+    const [announced, unannounced] = paths as [string, string];
+    for (const staging of ['named paths', 'everything'] as const) {
+      const workspace = await spaces.open({
+        repository: access('docs'),
+        ...newJob(`Same second ${staging}`),
+        start: { kind: 'new', ref: null },
+      });
+      try {
+        const checkedOut = Math.floor((await lstat(join(workspace.path, announced))).mtimeMs / 1000);
+        for (const path of [announced, unannounced])
+          await writeFile(join(workspace.path, path), sameSize(SAMPLE_DOCS[path]!));
+        if (staging === 'named paths') workspace.stageSoon([announced]);
+        const edited = Math.floor((await lstat(join(workspace.path, unannounced))).mtimeMs / 1000);
+        const made = await workspace.commit(
+          BOT,
+          'Same second',
+          staging === 'named paths' ? { paths: [announced, unannounced] } : {},
+        );
+        assert.equal(made.committed, true);
+        for (const path of [announced, unannounced])
+          assert.equal(
+            (await run('git', ['show', `HEAD:${path}`], { cwd: workspace.path, env: CLEAN_ENV })).stdout,
+            sameSize(SAMPLE_DOCS[path]!),
+            `${path} (${staging}; checked out in second ${checkedOut}, edited in ${edited})`,
+          );
+        assert.equal(await differencesFromHead(workspace.path), '');
+      } finally {
+        await workspace.remove();
+      }
+    }
+  });
+
   test('second job reuses the mirror: no fetch while what it needs has not moved, one fetch when it has', async () => {
     const { jobId, branch } = newJob('Add a glossary');
     const seen = invocations.length;
@@ -499,7 +558,7 @@ describe('a job from clone to pushed branch', () => {
       assert.equal(made.committed, true);
       assert.equal(await bareGit(workspace.path, 'show', 'HEAD:early.md'), 'two');
       assert.equal(await bareGit(workspace.path, 'show', 'HEAD:late.md'), 'never announced');
-      assert.equal(await bareGit(workspace.path, 'status', '--porcelain'), '');
+      assert.equal(await differencesFromHead(workspace.path), '');
       const adds = invocations
         .slice(seen)
         .map((i) => i.args.join(' '))
@@ -545,7 +604,7 @@ describe('a job from clone to pushed branch', () => {
       assert.equal(result.committed, true);
       const names = await bareGit(workspace.path, 'show', '--name-status', '--format=', 'HEAD');
       assert.match(names, /^R100\tdocs\/guide\.md\tdocs\/\*guide\*\.md$/m);
-      assert.equal(await bareGit(workspace.path, 'status', '--porcelain'), '');
+      assert.equal(await differencesFromHead(workspace.path), '');
       // Nothing changed since: an empty list stages nothing and commits nothing.
       assert.deepEqual(await workspace.commit(BOT, 'again', { paths: [] }), { committed: false });
     } finally {

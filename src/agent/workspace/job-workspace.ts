@@ -2,6 +2,8 @@
 // agent's tools write files in `path`; this class turns what they wrote into a commit, a diff and
 // a pushed branch, and removes the worktree afterwards.
 
+import { readFile, unlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { WorkspaceFailure } from './failures.ts';
 import { type GitContext, runGit } from './git-command.ts';
 import { type IdlePool, parkWorktree } from './idle-worktrees.ts';
@@ -26,6 +28,11 @@ export interface JobWorkspaceInit {
   baseCommit: string;
   mirrorCloned: boolean;
   branchOnHost: boolean;
+  /**
+   * True when `worktree add` has just checked out every file: the commit then stages in an index
+   * of its own (see #ownIndex).
+   */
+  freshCheckout: boolean;
   /** This run's mark on the worktree (worktree-owner.ts). */
   mark: string;
   lockTimeoutMs: number;
@@ -82,6 +89,11 @@ export class JobWorkspace {
   #earlyTree: { tree: string; indexVersion: number } | null = null;
   /** `rev-parse HEAD HEAD^{tree}`, asked early; forgotten when a commit moves HEAD. */
   #head: Promise<string> | null = null;
+  /**
+   * On a fresh checkout: the environment naming the index the commits stage in, made from HEAD's
+   * tree when first needed (#ownIndex); an empty one (the worktree's own index) otherwise.
+   */
+  #indexEnv: Promise<Record<string, string>> | null = null;
 
   constructor(init: JobWorkspaceInit) {
     this.init = init;
@@ -94,6 +106,45 @@ export class JobWorkspace {
 
   private git(args: string[], action: string, okExitCodes?: number[], extraEnv?: Record<string, string>) {
     return runGit(this.init.context, args, { cwd: this.path, action, unlocked: true, okExitCodes, extraEnv });
+  }
+
+  /** git on the index the commits stage in (`add`, `write-tree`). */
+  private async indexGit(args: string[], action: string) {
+    this.#indexEnv ??= this.#ownIndex();
+    return this.git(args, action, undefined, await this.#indexEnv);
+  }
+
+  /**
+   * The index a commit stages in. After `worktree add` every file was written in the last second
+   * or so before the worktree's index, so git cannot trust their times ("racily clean" entries,
+   * same second as the index) and re-reads and hashes each of them whenever that index is
+   * written: once in the first `add`, and again in `write-tree` when the `add` ended in the same
+   * second (117 + 83 ms of a 10,000-file first job, bench/agent.ts). Plain git's `checkout -b`
+   * and `commit` pay the same. Instead, a fresh checkout's commits stage in an index of their own
+   * in the worktree's git directory, read from HEAD's tree (`read-tree`, ~10 ms): its entries
+   * carry no file times at all, so nothing is taken as unchanged on the strength of a time, a
+   * path given to `add` is read and hashed, and no other file is read. The worktree's own index
+   * stays as the checkout left it (the base's files), which is what the removal's `checkout
+   * --force` and changedSinceBase() compare against; nothing else reads it.
+   */
+  async #ownIndex(): Promise<Record<string, string>> {
+    if (!this.init.freshCheckout) return {};
+    const path = await this.#ownIndexPath();
+    if (path === null) return {};
+    const env = { GIT_INDEX_FILE: path };
+    try {
+      await this.git(['read-tree', 'HEAD'], 'reading the branch', undefined, env);
+      return env;
+    } catch {
+      // The worktree's own index then, as on a reused worktree.
+      return {};
+    }
+  }
+
+  /** <the worktree's git directory>/docwright-index, or null when `.git` is not git's link file. */
+  async #ownIndexPath(): Promise<string | null> {
+    const link = /^gitdir: (.+)\n?$/.exec(await readFile(join(this.path, '.git'), 'utf8').catch(() => ''));
+    return link ? join(resolve(this.path, link[1]!), 'docwright-index') : null;
   }
 
   /**
@@ -138,7 +189,7 @@ export class JobWorkspace {
     const tree =
       early !== null && early.indexVersion === this.#indexVersion
         ? early.tree
-        : (await this.git(['write-tree'], 'writing the tree')).stdout.trim();
+        : (await this.indexGit(['write-tree'], 'writing the tree')).stdout.trim();
     if (tree === parentTree) return { committed: false };
     const text = cleanCommitMessage(message.slice(0, MAX_MESSAGE_LENGTH)) || 'Update documentation';
     // The identity comes through the environment, so nothing is written to any config file.
@@ -198,10 +249,10 @@ export class JobWorkspace {
     this.#staging = this.#staging.then(async () => {
       try {
         this.#indexVersion += 1;
-        await this.git(['--literal-pathspecs', 'add', '--all', '--', ...paths], 'staging the changes');
+        await this.indexGit(['--literal-pathspecs', 'add', '--all', '--', ...paths], 'staging the changes');
         for (const [path, count] of changes) this.#staged.set(path, count);
         const version = this.#indexVersion;
-        const tree = (await this.git(['write-tree'], 'writing the tree')).stdout.trim();
+        const tree = (await this.indexGit(['write-tree'], 'writing the tree')).stdout.trim();
         this.#earlyTree = { tree, indexVersion: version };
       } catch {
         // Left to the commit.
@@ -218,7 +269,7 @@ export class JobWorkspace {
     const all = ['add', '--all', '--', '.'];
     if (paths === undefined || paths.length > MAX_STAGED_PATHS) {
       this.#indexVersion += 1;
-      await this.git(all, 'staging the changes');
+      await this.indexGit(all, 'staging the changes');
       return;
     }
     if (paths.length === 0) return;
@@ -227,10 +278,10 @@ export class JobWorkspace {
     // exists and never was committed (created, then deleted) makes git refuse the whole list;
     // staging everything is then the safe answer.
     try {
-      await this.git(['--literal-pathspecs', 'add', '--all', '--', ...paths], 'staging the changes');
+      await this.indexGit(['--literal-pathspecs', 'add', '--all', '--', ...paths], 'staging the changes');
     } catch (error) {
       if (!(error instanceof WorkspaceFailure) || error.kind !== 'git_failed') throw error;
-      await this.git(all, 'staging the changes');
+      await this.indexGit(all, 'staging the changes');
     }
   }
 
@@ -396,6 +447,9 @@ export class JobWorkspace {
       async () => {
         // Replaced meanwhile by a later run of the job (which trashed this one): not ours to touch.
         if (!(await isWorktreeMarked(this.path, this.init.mark))) return null;
+        // A kept worktree's next job starts from its own index; a deleted one takes it along.
+        const ownIndex = this.init.freshCheckout ? await this.#ownIndexPath() : null;
+        if (ownIndex !== null) await unlink(ownIndex).catch(() => undefined);
         if (await parkWorktree(quiet, mirrorPath, pool, this.path, this.init.baseCommit)) {
           await runGit(quiet, ['branch', '--quiet', '-D', this.branch], {
             cwd: mirrorPath,

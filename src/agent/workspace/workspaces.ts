@@ -134,7 +134,7 @@ export class Workspaces {
     await mkdir(this.worktreesDir, { recursive: true, mode: 0o700 });
     void sweepTrash(this.worktreesDir);
 
-    const { cloned, baseCommit, mark } = await withMirrorLock(
+    const { cloned, baseCommit, mark, freshCheckout } = await withMirrorLock(
       lockPath,
       async () => {
         const { cloned, remoteHead } = await refreshMirror(context, mirrorPath, url, {
@@ -154,8 +154,8 @@ export class Workspaces {
           mirrorCloned: cloned,
           listFiles: (paths, maxBytes) => listMirrorFiles(context, mirrorPath, startCommit, paths, maxBytes),
         });
-        await this.addWorktree(context, mirrorPath, pool, path, branch, startCommit);
-        return { cloned, baseCommit, mark: await markWorktree(path) };
+        const freshCheckout = await this.addWorktree(context, mirrorPath, pool, path, branch, startCommit);
+        return { cloned, baseCommit, mark: await markWorktree(path), freshCheckout };
       },
       { timeoutMs: this.lockTimeoutMs, signal: input.signal },
     );
@@ -169,6 +169,7 @@ export class Workspaces {
       baseCommit,
       mirrorCloned: cloned,
       branchOnHost: continuing,
+      freshCheckout,
       mark,
       lockTimeoutMs: this.lockTimeoutMs,
       pool,
@@ -208,7 +209,7 @@ export class Workspaces {
     path: string,
     branch: string,
     startCommit: string,
-  ) {
+  ): Promise<boolean> {
     // A worktree left by an earlier attempt of the same job (its worker died) is replaced.
     // Git's record of it is pruned then; otherwise there is nothing to prune (a worktree that is
     // not kept is pruned when it is removed), so a job does not pay for it.
@@ -219,7 +220,7 @@ export class Workspaces {
       deleteInBackground(stale);
       await prune();
     }
-    if (await takeIdleWorktree(context, mirrorPath, pool, path, branch, startCommit)) return;
+    if (await takeIdleWorktree(context, mirrorPath, pool, path, branch, startCommit)) return false;
     // -B: the local branch may survive from that earlier attempt; it is reset to the start.
     const add = () =>
       runGit(context, ['worktree', 'add', '--quiet', '--no-track', '-B', branch, path, startCommit], {
@@ -235,5 +236,6 @@ export class Workspaces {
       await prune();
       await add();
     }
+    return true;
   }
 }

@@ -18,8 +18,15 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
    * Calls onNotify for each NOTIFY on channel (PostgreSQL LISTEN; in-process on PGlite).
-   * Resolves to a function that stops listening.
+   * Resolves to a function that stops listening. onConnection, when given, hears true each time
+   * the LISTEN is in place (at first and after each reconnection) and false each time it is lost
+   * or stopped: notifications sent in between are never delivered, so a listener that keeps
+   * state from them (the API key cache) must not trust it meanwhile.
    */
-  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  listen(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onConnection?: (connected: boolean) => void,
+  ): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

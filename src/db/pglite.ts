@@ -39,9 +39,15 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     query: base.query,
     exec: base.exec,
     transaction: (fn) => pg.transaction((tx) => fn(asQueryable(tx))),
-    async listen(channel, onNotify) {
+    async listen(channel, onNotify, onConnection) {
       const unlisten = await pg.listen(channel, onNotify);
-      return async () => unlisten();
+      // One session in this process: once listening, nothing is ever missed until stopped.
+      onConnection?.(true);
+      return async () => {
+        onConnection?.(false);
+        // A closed PGlite listens to nothing any more (an app closed after its database).
+        if (!pg.closed) await unlisten();
+      };
     },
     async close() {
       if (!pg.closed) await pg.close();

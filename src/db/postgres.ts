@@ -68,7 +68,8 @@ export async function openPostgres(
         c.release(broken ?? undefined);
       }
     },
-    listen: (channel, onNotify) => listenReconnecting(connectionString, channel, onNotify),
+    listen: (channel, onNotify, onConnection) =>
+      listenReconnecting(connectionString, channel, onNotify, onConnection),
     async close() {
       await pool.end();
     },
@@ -88,6 +89,7 @@ async function listenReconnecting(
   connectionString: string,
   channel: string,
   onNotify: (payload: string) => void,
+  onConnection: (connected: boolean) => void = () => {},
 ): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | null = null;
@@ -100,7 +102,10 @@ async function listenReconnecting(
     const onLost = () => {
       if (lost) return;
       lost = true;
-      if (client === c) client = null;
+      if (client === c) {
+        client = null;
+        onConnection(false);
+      }
       c.end().catch(() => {});
       scheduleReconnect();
     };
@@ -122,6 +127,7 @@ async function listenReconnecting(
     }
     client = c;
     delay = LISTEN_RETRY_FIRST_MS;
+    onConnection(true);
   };
 
   const scheduleReconnect = () => {
@@ -147,6 +153,7 @@ async function listenReconnecting(
     retryTimer = null;
     const c = client;
     client = null;
+    if (c !== null) onConnection(false);
     await c?.end().catch(() => {});
   };
 }

@@ -2,6 +2,7 @@
 // server entry point adds listen() and shutdown around it.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { Database } from '../db/database.ts';
 import { registerMcpRoutes } from '../mcp/routes.ts';
 import { installHttpMetrics } from '../metrics/http-metrics.ts';
 import { groupCommitObserver, recordOutcomeObserver } from '../metrics/ingest-metrics.ts';
@@ -17,6 +18,7 @@ import { registerJobCiRoutes } from '../modules/jobs/ci/routes.ts';
 import { registerJobDiffRoutes } from '../modules/jobs/diff/routes.ts';
 import { registerJobEventRoutes } from '../modules/jobs/events/routes.ts';
 import { registerJobRoutes } from '../modules/jobs/routes.ts';
+import { ApiKeyCache, type ApiKeyChecker } from '../modules/keys/index.ts';
 import { registerUsageRoutes } from '../modules/usage/routes.ts';
 import type { Logger } from '../util/logger.ts';
 import { authenticate, isApiPath } from './auth.ts';
@@ -44,6 +46,26 @@ export interface BuildAppOptions extends AppContext {
   metricsToken?: string | null;
   /** DOCWRIGHT_TRUSTED_PROXIES: whose X-Forwarded-For gives the client address (default: nobody's). */
   trustedProxies?: readonly string[];
+  /** The API key checks (tests: a cache they watch); default: a cache of the app's own, closed with it. */
+  keys?: ApiKeyChecker;
+}
+
+/**
+ * The app's cache of API key verdicts (modules/keys/key-cache.ts). If its LISTEN cannot be set up,
+ * the app still serves: each request then reads its key's row, as without a cache.
+ */
+async function openKeyCache(db: Database, log: FastifyBaseLogger): Promise<ApiKeyCache> {
+  const cache = new ApiKeyCache(db, {
+    onConnection: (connected) => {
+      if (!connected) log.warn('API key cache off until its LISTEN connection is back');
+    },
+  });
+  try {
+    await cache.start();
+  } catch (error) {
+    log.warn({ err: error }, 'API key cache off: LISTEN failed; every request reads its key');
+  }
+  return cache;
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
@@ -55,6 +77,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     metrics: shared,
     metricsToken,
     trustedProxies,
+    keys: givenKeys,
     ...context
   } = options;
   const metrics = shared ?? createMetrics();
@@ -92,12 +115,19 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     });
   });
 
+  let keys = givenKeys;
+  if (keys === undefined) {
+    const cache = await openKeyCache(context.db, app.log);
+    app.addHook('onClose', async () => cache.close());
+    keys = cache;
+  }
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // Before authentication, which may look the project up.
     checkUrlText(request);
     if (isApiPath(request.url) && request.routeOptions.url !== undefined) {
-      await authenticate(context.db, request);
+      await authenticate(keys, request);
     }
   });
 
@@ -133,7 +163,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     ? { agentCatalog: liveAgentCatalog(classificationContext) }
     : {};
   registerAnalyticsRoutes(app, context, { ...agentCatalogOption, unrecognized });
-  registerMcpRoutes(app, context, agentCatalogOption);
+  registerMcpRoutes(app, context, { ...agentCatalogOption, keys });
   const classification = context.classification ? { classification: context.classification } : {};
   registerIngestRoutes(app, context, {
     ...classification,

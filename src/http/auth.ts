@@ -1,10 +1,8 @@
 // Bearer-key authentication and authorisation for every /v1 and /v2 route, run before the body
 // is read. Order of checks: a usable key (401), then the project (403), then the scope (403).
 import type { FastifyRequest } from 'fastify';
-import type { Database } from '../db/database.ts';
 import { httpErrors } from '../errors/request-errors.ts';
-import type { KeyScope } from '../modules/keys/index.ts';
-import { checkKey } from '../modules/keys/index.ts';
+import type { ApiKeyChecker, KeyScope } from '../modules/keys/index.ts';
 import type { RouteAccess } from './context.ts';
 
 const SCOPE_ALLOWS: Record<KeyScope, readonly RouteAccess[]> = {
@@ -19,7 +17,7 @@ export function isApiPath(url: string): boolean {
   return url.startsWith('/v1/') || url.startsWith('/v2/');
 }
 
-export async function authenticate(db: Database, request: FastifyRequest): Promise<void> {
+export async function authenticate(keys: ApiKeyChecker, request: FastifyRequest): Promise<void> {
   // A route that forgot to declare its access gets the strictest one.
   const access: RouteAccess = request.routeOptions.config.access ?? 'write';
   if (access === 'public') return;
@@ -33,7 +31,7 @@ export async function authenticate(db: Database, request: FastifyRequest): Promi
       { headers: WWW_AUTHENTICATE },
     );
   }
-  const result = await checkKey(db, match[1]!);
+  const result = await keys.check(match[1]!);
   if (!result.ok) {
     if (result.reason === 'malformed') {
       throw httpErrors.missing_api_key(

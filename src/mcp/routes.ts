@@ -21,6 +21,7 @@ import { authenticate } from '../http/auth.ts';
 import type { App, AppContext } from '../http/context.ts';
 import { errorResponses } from '../http/openapi.ts';
 import { type AgentCatalog, curatedAgentCatalog } from '../modules/analytics/index.ts';
+import { type ApiKeyChecker, checkKey } from '../modules/keys/index.ts';
 import { mcpErrors } from './errors.ts';
 import { MCP_PATH } from './mcp-path.ts';
 import { OneCallTransport, oneCallRequest } from './one-call-transport.ts';
@@ -29,6 +30,8 @@ import { createMcpServer, type McpDependencies } from './server.ts';
 export interface McpRouteOptions {
   /** Operator and category of each agent in get_ai_agents (the exports' catalog). */
   agentCatalog?: AgentCatalog;
+  /** The app's API key checks (its cache); default: a statement per request. */
+  keys?: ApiKeyChecker;
 }
 
 export function registerMcpRoutes(app: App, context: AppContext, options: McpRouteOptions = {}): void {
@@ -39,7 +42,8 @@ export function registerMcpRoutes(app: App, context: AppContext, options: McpRou
     ...(context.onJobQueued ? { onJobQueued: context.onJobQueued } : {}),
     logFault: (error, requestId) => app.log.error({ err: error, reqId: requestId }, 'MCP tool call failed'),
   };
-  const authenticated = async (request: FastifyRequest) => authenticate(context.db, request);
+  const keys = options.keys ?? { check: (presented: string) => checkKey(context.db, presented) };
+  const authenticated = async (request: FastifyRequest) => authenticate(keys, request);
   // The server for single requests, shared by all callers (one-call-transport.ts): connected once.
   const oneCall = (async () => {
     const transport = new OneCallTransport();

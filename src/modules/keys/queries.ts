@@ -52,10 +52,23 @@ export async function selectKeysOfProject(db: Queryable, projectId: string): Pro
   return rows;
 }
 
-/** Sets revoked_at once; revoking a revoked key keeps the first time. */
+/**
+ * The channel on which a change to a key is announced, with the key's id as payload (an empty
+ * payload: every key). Every process's key cache listens on it (key-cache.ts).
+ */
+export const KEYS_CHANNEL = 'docwright_keys';
+
+/**
+ * Sets revoked_at once; revoking a revoked key keeps the first time. The NOTIFY is part of the
+ * same statement, so it is sent exactly when the revocation commits (with the caller's
+ * transaction, if any), and never for a rolled-back one.
+ */
 export async function updateKeyRevoked(db: Queryable, id: string): Promise<ApiKeyRow | null> {
   const rows = await db.query<ApiKeyRow>(
-    'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING *',
+    `WITH revoked AS (
+       UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING *
+     )
+     SELECT revoked.*, pg_notify('${KEYS_CHANNEL}', revoked.id) AS notified FROM revoked`,
     [id],
   );
   return rows[0] ?? null;

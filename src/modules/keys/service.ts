@@ -5,6 +5,7 @@ import { newId } from '../../util/random.ts';
 import { getProject } from '../projects/index.ts';
 import { keyErrors } from './errors.ts';
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from './key-format.ts';
+import { forgetKeyInProcess } from './key-invalidation.ts';
 import {
   type ApiKeyRow,
   insertKey,
@@ -79,11 +80,15 @@ export async function listKeys(db: Queryable, projectId: string): Promise<ApiKey
 export async function revokeKey(db: Queryable, id: string): Promise<ApiKeyInfo> {
   const row = await updateKeyRevoked(db, id);
   if (!row) throw keyErrors.key_not_found(`No API key has the id "${id}".`);
+  // This process's caches forget the key now; others when the statement's NOTIFY reaches them.
+  // (Inside a caller's transaction the NOTIFY comes at its commit, after this: a cache that read
+  // the row again meanwhile is told again then.)
+  forgetKeyInProcess(row.id);
   return toInfo(row);
 }
 
 /** How often a key's last_used_at is written at most (queries.ts updateKeyLastUsed says the same). */
-const LAST_USED_EVERY_MS = 60_000;
+export const LAST_USED_EVERY_MS = 60_000;
 
 export type KeyCheck =
   | { ok: true; key: ApiKeyInfo }
@@ -98,17 +103,36 @@ export type KeyCheck =
  */
 export async function checkKey(db: Queryable, presented: string, now = new Date()): Promise<KeyCheck> {
   if (!parseApiKey(presented)) return { ok: false, reason: 'malformed' };
-  const row = await selectKeyBySecretHash(db, hashApiKey(presented));
-  if (!row) return { ok: false, reason: 'unknown' };
-  if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
+  return (await checkKeyHash(db, hashApiKey(presented), now)).check;
+}
+
+/**
+ * checkKey after the format check, from the key's SHA-256: the verdict, and for a usable key when
+ * its last use is now recorded (ms), so the key cache knows when to write it next.
+ */
+export async function checkKeyHash(
+  db: Queryable,
+  secretHash: Buffer,
+  now: Date,
+): Promise<{ check: KeyCheck; lastUsedMs: number }> {
+  const row = await selectKeyBySecretHash(db, secretHash);
+  if (!row) return { check: { ok: false, reason: 'unknown' }, lastUsedMs: 0 };
+  if (row.revoked_at !== null) return { check: { ok: false, reason: 'revoked' }, lastUsedMs: 0 };
   if (row.expires_at !== null && row.expires_at.getTime() <= now.getTime())
-    return { ok: false, reason: 'expired' };
+    return { check: { ok: false, reason: 'expired' }, lastUsedMs: 0 };
   // The UPDATE itself only writes once a minute; skipping it when the row just read says it would
   // not write saves a round trip on nearly every request of a busy key (ingestion).
-  if (row.last_used_at === null || now.getTime() - row.last_used_at.getTime() >= LAST_USED_EVERY_MS) {
+  let lastUsedMs = row.last_used_at?.getTime() ?? null;
+  if (lastUsedMs === null || now.getTime() - lastUsedMs >= LAST_USED_EVERY_MS) {
     await updateKeyLastUsed(db, row.id);
+    lastUsedMs = now.getTime();
   }
-  return { ok: true, key: toInfo(row) };
+  return { check: { ok: true, key: toInfo(row) }, lastUsedMs };
+}
+
+/** Records a use of a key whose verdict was cached (the UPDATE writes at most once a minute). */
+export async function recordKeyUse(db: Queryable, id: string): Promise<void> {
+  await updateKeyLastUsed(db, id);
 }
 
 /** Parses an expiry such as 30d, 12h, 90m or an ISO 8601 time; null when malformed. */

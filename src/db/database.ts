@@ -18,15 +18,27 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
    * Calls onNotify for each NOTIFY on channel (PostgreSQL LISTEN; in-process on PGlite).
-   * Resolves to a function that stops listening. onConnection, when given, hears true each time
-   * the LISTEN is in place (at first and after each reconnection) and false each time it is lost
-   * or stopped: notifications sent in between are never delivered, so a listener that keeps
-   * state from them (the API key cache) must not trust it meanwhile.
+   * Resolves to a function that stops listening.
    */
   listen(
     channel: string,
     onNotify: (payload: string) => void,
-    onConnection?: (connected: boolean) => void,
+    options?: ListenOptions,
   ): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+export interface ListenOptions {
+  /**
+   * Hears true each time the LISTEN is in place (at first and after each reconnection) and false
+   * each time it is lost or stopped: notifications sent in between are never delivered, so a
+   * listener that keeps state from them (the API key cache) must not trust it meanwhile.
+   */
+  onConnection?: (connected: boolean) => void;
+  /**
+   * The LISTEN (its connection and its reconnection timer) never keeps the process alive: for a
+   * listener that only saves work (the API key cache), so a process that forgot to close it
+   * still exits.
+   */
+  background?: boolean;
 }

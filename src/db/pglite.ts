@@ -39,12 +39,12 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     query: base.query,
     exec: base.exec,
     transaction: (fn) => pg.transaction((tx) => fn(asQueryable(tx))),
-    async listen(channel, onNotify, onConnection) {
+    async listen(channel, onNotify, options = {}) {
       const unlisten = await pg.listen(channel, onNotify);
       // One session in this process: once listening, nothing is ever missed until stopped.
-      onConnection?.(true);
+      options.onConnection?.(true);
       return async () => {
-        onConnection?.(false);
+        options.onConnection?.(false);
         // A closed PGlite listens to nothing any more (an app closed after its database).
         if (!pg.closed) await unlisten();
       };

@@ -1,6 +1,6 @@
 // A PostgreSQL server through a pg connection pool.
 import pg from 'pg';
-import type { Database, Queryable } from './database.ts';
+import type { Database, ListenOptions, Queryable } from './database.ts';
 
 const INT8_OID = 20;
 // Counts are bigint in SQL; as JS numbers they are exact up to 2^53, far beyond any count here.
@@ -68,8 +68,7 @@ export async function openPostgres(
         c.release(broken ?? undefined);
       }
     },
-    listen: (channel, onNotify, onConnection) =>
-      listenReconnecting(connectionString, channel, onNotify, onConnection),
+    listen: (channel, onNotify, options) => listenReconnecting(connectionString, channel, onNotify, options),
     async close() {
       await pool.end();
     },
@@ -89,8 +88,9 @@ async function listenReconnecting(
   connectionString: string,
   channel: string,
   onNotify: (payload: string) => void,
-  onConnection: (connected: boolean) => void = () => {},
+  options: ListenOptions = {},
 ): Promise<() => Promise<void>> {
+  const onConnection = options.onConnection ?? (() => {});
   let stopped = false;
   let client: pg.Client | null = null;
   let retryTimer: NodeJS.Timeout | null = null;
@@ -116,6 +116,7 @@ async function listenReconnecting(
     });
     try {
       await c.connect();
+      if (options.background) (c.connection.stream as { unref?: () => void }).unref?.();
       await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
     } catch (error) {
       onLost();
@@ -136,6 +137,7 @@ async function listenReconnecting(
       retryTimer = null;
       connect().catch(() => {}); // a failure schedules the next try itself
     }, delay);
+    if (options.background) retryTimer.unref();
     delay = Math.min(delay * 2, LISTEN_RETRY_MAX_MS);
   };
 

@@ -86,10 +86,14 @@ export class ApiKeyCache implements ApiKeyChecker {
         this.forget(payload === '' ? null : payload);
         this.#options.onNotification?.(payload);
       },
-      (connected) => {
-        this.#listening = connected && !this.#closed;
-        this.#clear();
-        if (!this.#closed) this.#options.onConnection?.(connected);
+      {
+        onConnection: (connected) => {
+          this.#listening = connected && !this.#closed;
+          this.#clear();
+          if (!this.#closed) this.#options.onConnection?.(connected);
+        },
+        // It only saves statements: an app left unclosed must not keep its process alive.
+        background: true,
       },
     );
   }

@@ -799,6 +799,49 @@ describe('a job from clone to pushed branch', () => {
     assert.equal(notThere.code, 'repository_unavailable');
   });
 
+  test('a new branch pushed by its commit id: one pack, one request, no git push', async () => {
+    const spacesNow = spaces();
+    const job = newJob('Pushed by one request');
+    const workspace = await spacesNow.open({
+      repository: access('docs'),
+      ...job,
+      start: { kind: 'new', ref: null },
+    });
+    try {
+      await writeFile(join(workspace.path, 'docs', 'request.md'), '# Pushed by one request\n');
+      await writeFile(join(workspace.path, 'README.md'), '# Sample docs\n\nEdited.\n');
+      const made = await workspace.commit(BOT, 'Push by one request');
+      assert.ok(made.committed);
+      const seen = invocations.length;
+      const requestsBefore = server.requests.length;
+      await workspace.push(made.commit);
+      const repo = server.repoPath('docs');
+      assert.equal(await bareGit(repo, 'rev-parse', `refs/heads/${job.branch}`), made.commit);
+      assert.equal(await bareGit(repo, 'show', `${job.branch}:docs/request.md`), '# Pushed by one request');
+      assert.equal(await bareGit(repo, 'show', `${job.branch}:README.md`), '# Sample docs\n\nEdited.');
+      // The host has every object the branch needs (its connectivity check passed, and fsck agrees).
+      await bareGit(repo, 'fsck', '--no-dangling', '--connectivity-only');
+      assert.deepEqual(
+        server.requests
+          .slice(requestsBefore)
+          .map((r) => `${r.method} ${r.service} ${r.status} ${r.hadAuthorization}`),
+        ['POST git-receive-pack 200 true'],
+      );
+      const mine = invocations.slice(seen).map((i) => i.args.join(' '));
+      assert.deepEqual(mine, ['pack-objects --stdout --revs --quiet']);
+      // A push whose answer was lost and is made again: the request is refused (the branch exists
+      // now), and git push finds the branch at the commit already.
+      await workspace.push(made.commit);
+      assert.equal(await bareGit(repo, 'rev-parse', `refs/heads/${job.branch}`), made.commit);
+      assert.deepEqual(
+        invocations.slice(seen + 1).map((i) => i.args[0]),
+        ['pack-objects', 'push'],
+      );
+    } finally {
+      await workspace.remove();
+    }
+  });
+
   test('starts from a named branch or a commit; an unknown ref is repository_unavailable', async () => {
     const spacesNow = spaces();
     const old = await spacesNow.open({
@@ -1103,6 +1146,86 @@ describe('failures a job maps to error codes', () => {
     const nonFastForward = await failure(() => ours.push());
     assert.equal(nonFastForward.code, 'push_rejected');
     assert.match(nonFastForward.message, /non-fast-forward|fetch first/);
+    await ours.remove();
+  });
+
+  test('pushed by one request: a refused token and a refused ref fail as git push fails', async () => {
+    // Read-only token: the request gets 403, and git push then reports it as before.
+    await server.createRepo('by-request');
+    const spacesNow = workspaces('by-request');
+    const reader = await spacesNow.open({
+      repository: access('by-request', READ_ONLY),
+      ...newJob('Read only by request'),
+      start: { kind: 'new', ref: null },
+    });
+    await writeFile(join(reader.path, 'x.md'), 'x\n');
+    const readerCommit = await reader.commit(BOT, 'x');
+    assert.ok(readerCommit.committed);
+    let requestsBefore = server.requests.length;
+    const refused = await failure(() => reader.push(readerCommit.commit));
+    assert.equal(refused.code, 'code_host_auth');
+    assert.match(
+      refused.message,
+      /^The code host refused the token \(pushing the branch\).*returned error: 403/,
+    );
+    assert.deepEqual(
+      server.requests
+        .slice(requestsBefore, requestsBefore + 2)
+        .map((r) => `${r.method} ${r.service} ${r.status}`),
+      ['POST git-receive-pack 403', 'GET git-receive-pack 403'],
+    );
+    await reader.remove();
+
+    // A protected branch: the host answers "ng"; the failure is git push's.
+    const job = newJob('Protected by request');
+    await server.protectBranch('by-request', job.branch);
+    const workspace = await spacesNow.open({
+      repository: access('by-request'),
+      ...job,
+      start: { kind: 'new', ref: null },
+    });
+    await writeFile(join(workspace.path, 'x.md'), 'x\n');
+    const made = await workspace.commit(BOT, 'x');
+    assert.ok(made.committed);
+    requestsBefore = server.requests.length;
+    const rejected = await failure(() => workspace.push(made.commit));
+    assert.equal(rejected.code, 'push_rejected');
+    assert.match(rejected.message, /^The code host rejected the push \(pushing the branch\)/);
+    assert.match(rejected.message, /\[remote rejected\].*pre-receive hook declined/);
+    assert.equal(server.requests[requestsBefore]?.method, 'POST', 'the push by request was not tried');
+    assert.equal(await bareGit(server.repoPath('by-request'), 'branch', '--list', job.branch), '');
+    await workspace.remove();
+
+    // The job's branch is on the host already, at another commit: the request (for a new branch)
+    // is refused, and git push says the branch moved, as it would have.
+    const moved = newJob('Moved by request');
+    const theirs = await spacesNow.open({
+      repository: access('by-request'),
+      ...moved,
+      start: { kind: 'new', ref: null },
+    });
+    await writeFile(join(theirs.path, 'theirs.md'), 'theirs\n');
+    const theirCommit = await theirs.commit(BOT, 'theirs');
+    assert.ok(theirCommit.committed);
+    await theirs.push(theirCommit.commit);
+    await theirs.remove();
+    const ours = await spacesNow.open({
+      repository: access('by-request'),
+      ...moved,
+      start: { kind: 'new', ref: null },
+    });
+    await writeFile(join(ours.path, 'ours.md'), 'ours\n');
+    const ourCommit = await ours.commit(BOT, 'ours');
+    assert.ok(ourCommit.committed);
+    requestsBefore = server.requests.length;
+    const nonFastForward = await failure(() => ours.push(ourCommit.commit));
+    assert.equal(nonFastForward.code, 'push_rejected');
+    assert.match(nonFastForward.message, /non-fast-forward|fetch first/);
+    assert.equal(server.requests[requestsBefore]?.method, 'POST', 'the push by request was not tried');
+    assert.equal(
+      await bareGit(server.repoPath('by-request'), 'rev-parse', `refs/heads/${moved.branch}`),
+      theirCommit.commit,
+    );
     await ours.remove();
   });
 

@@ -30,6 +30,9 @@ export interface GitCommandOptions {
   okExitCodes?: readonly number[];
   extraEnv?: Record<string, string>;
   maxStdoutBytes?: number;
+  /** See GitRunOptions. */
+  stdin?: string;
+  binaryStdout?: boolean;
 }
 
 export async function runGit(
@@ -49,6 +52,8 @@ export async function runGit(
       env,
       signal: context.signal,
       maxStdoutBytes: options.maxStdoutBytes,
+      stdin: options.stdin,
+      binaryStdout: options.binaryStdout,
     });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;

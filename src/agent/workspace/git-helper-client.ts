@@ -21,6 +21,8 @@ export interface HelperRunOptions {
   env: Record<string, string>;
   signal?: AbortSignal;
   maxStdoutBytes?: number;
+  stdin?: string;
+  binaryStdout?: boolean;
 }
 
 export interface HelperResult {
@@ -28,6 +30,7 @@ export interface HelperResult {
   stdout: string;
   stderr: string;
   truncated: boolean;
+  stdoutBytes?: Buffer;
 }
 
 /** Thrown when no helper can run: the caller starts the command itself. */
@@ -40,6 +43,7 @@ export class GitHelperUnavailable extends Error {
 
 interface Pending {
   request: object;
+  binaryStdout: boolean;
   resolve: (result: HelperResult) => void;
   reject: (error: Error) => void;
   sent: boolean;
@@ -120,7 +124,9 @@ export class GitHelperClient {
           cwd: options.cwd,
           env: options.env,
           maxStdoutBytes: options.maxStdoutBytes ?? null,
+          ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
         },
+        binaryStdout: options.binaryStdout === true,
         resolve: settle(resolve),
         reject: settle(reject),
         sent: false,
@@ -175,11 +181,13 @@ export class GitHelperClient {
       pending.reject(error);
       return;
     }
+    const stdout = Buffer.from(answer.stdout ?? '', 'base64');
     pending.resolve({
       exitCode: answer.exitCode ?? 1,
-      stdout: Buffer.from(answer.stdout ?? '', 'base64').toString('utf8'),
+      stdout: stdout.toString('utf8'),
       stderr: answer.stderr ?? '',
       truncated: answer.truncated === true,
+      ...(pending.binaryStdout ? { stdoutBytes: stdout } : {}),
     });
   }
 

@@ -19,6 +19,10 @@ export interface GitRunOptions {
   signal?: AbortSignal;
   /** Stop reading (and end git) once stdout reaches this many bytes; the result says so. */
   maxStdoutBytes?: number;
+  /** Written to git's standard input (which is otherwise empty), e.g. pack-objects' revisions. */
+  stdin?: string;
+  /** Also give stdout as bytes (`stdoutBytes`), for output that is not text (a pack). */
+  binaryStdout?: boolean;
 }
 
 export interface GitResult {
@@ -27,6 +31,8 @@ export interface GitResult {
   stderr: string;
   /** True when stdout was cut at maxStdoutBytes. */
   truncated: boolean;
+  /** stdout as git wrote it, when binaryStdout was asked. */
+  stdoutBytes?: Buffer;
 }
 
 export class GitRunner {
@@ -67,17 +73,22 @@ export class GitRunner {
       const child = spawn(this.binary, args, {
         cwd: options.cwd,
         env: options.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
         signal: options.signal,
       });
       const output = collectChildOutput(child, options.maxStdoutBytes);
+      // git may exit before reading all of it (it failed): its exit status says so, not EPIPE.
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(options.stdin);
       child.on('error', reject);
       child.on('close', (code, signal) => {
+        const stdout = output.stdout();
         resolve({
           exitCode: output.exitCode(code, signal),
-          stdout: output.stdout().toString('utf8'),
+          stdout: stdout.toString('utf8'),
           stderr: output.stderr(),
           truncated: output.truncated,
+          ...(options.binaryStdout ? { stdoutBytes: stdout } : {}),
         });
       });
     });

@@ -2,7 +2,8 @@
 // why). It is run by itself with this Node (`node git-spawn-helper.ts`), imports nothing but Node's
 // own modules (and child-output.ts, which imports only those) so it stays small, and speaks newline-delimited JSON over its stdin and stdout:
 //
-//   in:  {"op":"run","id":1,"file":"git","args":[...],"cwd":"...","env":{...},"maxStdoutBytes":n|null}
+//   in:  {"op":"run","id":1,"file":"git","args":[...],"cwd":"...","env":{...},"maxStdoutBytes":n|null,
+//         "stdin":"..." (optional: written to the command's standard input, otherwise empty)}
 //        {"op":"kill","id":1}
 //   out: {"ready":true} once, then per run
 //        {"id":1,"exitCode":0,"stdout":"<base64>","stderr":"...","truncated":false}
@@ -23,6 +24,7 @@ interface RunRequest {
   cwd: string;
   env: Record<string, string>;
   maxStdoutBytes: number | null;
+  stdin?: string;
 }
 interface KillRequest {
   op: 'kill';
@@ -41,8 +43,11 @@ function run(request: RunRequest): void {
     child = spawn(request.file, request.args, {
       cwd: request.cwd,
       env: request.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [request.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    // A command may exit before reading all of it (it failed): its exit status says so.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(request.stdin);
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     send({ id: request.id, error: { code: code ?? null, message } });

@@ -4,10 +4,13 @@
 
 import { readFile, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { OutboundPolicy } from '../../net/outbound-http/index.ts';
 import { WorkspaceFailure } from './failures.ts';
 import { type GitContext, runGit } from './git-command.ts';
 import { type IdlePool, parkWorktree } from './idle-worktrees.ts';
 import { withMirrorLock } from './mirror-lock.ts';
+import { pushByRequest, pushLeftToGit } from './push-request.ts';
+import { canProbe } from './remote-refs.ts';
 import { deleteInBackground, moveToTrash } from './trash.ts';
 import { isWorktreeMarked } from './worktree-owner.ts';
 
@@ -37,6 +40,8 @@ export interface JobWorkspaceInit {
   mark: string;
   lockTimeoutMs: number;
   pool: IdlePool;
+  /** The repositories' address policy: with it, a new branch is pushed by one request (push-request.ts). */
+  policy?: OutboundPolicy | null;
 }
 
 /** Above this many changed files, staging scans the tree instead (argv has a size limit). */
@@ -44,6 +49,11 @@ const MAX_STAGED_PATHS = 1000;
 
 /** Most a baseLines() answer may print (the base's page texts with a path per line). */
 const BASE_LINES_MAX_BYTES = 64 * 1024 * 1024;
+
+/** A larger pack is left to `git push` (a docs job's commit is a few kilobytes). */
+const MAX_PACK_BYTES = 32 * 1024 * 1024;
+
+const SHA1_ID = /^[0-9a-f]{40}$/;
 
 /** Longest commit message accepted (it travels in argv; a PR title is far shorter anyway). */
 const MAX_MESSAGE_LENGTH = 16 * 1024;
@@ -424,10 +434,51 @@ export class JobWorkspace {
    * that moved meanwhile is a push_rejected failure, not overwritten. `head`: as for diff().
    */
   async push(head = 'HEAD'): Promise<void> {
+    if (await this.#pushByRequest(head)) return;
     await this.git(
       ['push', '--quiet', '--no-verify', this.init.repositoryUrl, `${head}:refs/heads/${this.branch}`],
       'pushing the branch',
     );
+  }
+
+  /**
+   * The common case of push(), without `git push`: a branch the host does not have yet, pushed
+   * by its commit id, as one pack (`git pack-objects`) in one request (push-request.ts,
+   * docs/agent-jobs.md "The push by one request"). False, with nothing changed on the host or
+   * with the ref already set there, whenever `git push` is to do it: a follow-up's branch (its
+   * old value would have to be known), no address policy, proxy variables (which only git
+   * honours), a SHA-256 repository, a pack that could not be made, any answer but a clean one.
+   */
+  async #pushByRequest(head: string): Promise<boolean> {
+    const { policy, repositoryUrl, context } = this.init;
+    if (this.branchOnHost || !policy || !canProbe()) return false;
+    if (!SHA1_ID.test(head) || !SHA1_ID.test(this.baseCommit) || pushLeftToGit(repositoryUrl)) return false;
+    let pack: Buffer;
+    try {
+      // Not thin (deltas against objects the host has): the host's capabilities are not known.
+      const packed = await runGit(context, ['pack-objects', '--stdout', '--revs', '--quiet'], {
+        cwd: this.path,
+        action: 'packing the commits',
+        unlocked: true,
+        stdin: `${head}\n^${this.baseCommit}\n`,
+        binaryStdout: true,
+        maxStdoutBytes: MAX_PACK_BYTES,
+      });
+      if (packed.truncated || packed.stdoutBytes === undefined) return false;
+      pack = packed.stdoutBytes;
+    } catch (error) {
+      if (!(error instanceof WorkspaceFailure)) throw error;
+      return false;
+    }
+    return pushByRequest({
+      repositoryUrl,
+      authorization: context.authorization,
+      ref: `refs/heads/${this.branch}`,
+      commit: head,
+      pack,
+      policy,
+      signal: context.signal,
+    });
   }
 
   /**

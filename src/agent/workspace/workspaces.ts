@@ -173,6 +173,7 @@ export class Workspaces {
       mark,
       lockTimeoutMs: this.lockTimeoutMs,
       pool,
+      policy: input.repository.policy ?? null,
     });
   }
 

@@ -19,7 +19,8 @@ import { isSpecialPurposeAddress } from './special-addresses.ts';
 export interface OutboundRequest {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
-  body?: string;
+  /** Text is sent as UTF-8; bytes as they are (a git pack). */
+  body?: string | Buffer;
   /** The whole exchange (connect, send, the answer up to maxBytes) must fit in this. */
   timeoutMs: number;
   /** Read at most this many bytes of the answer's body; the rest is not read. */

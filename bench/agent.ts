@@ -154,6 +154,11 @@ interface JobSample {
   counts: Map<string, number>;
   /** Database statements (BEGIN and COMMIT included) between create and completion. */
   statements: number;
+  /**
+   * The `committed` event → the `pushed` event: the push (git push, or the pack and the
+   * receive-pack request), which the diff and the branch's update-ref run beside.
+   */
+  push: number;
 }
 
 async function main() {
@@ -338,6 +343,11 @@ async function main() {
         "SELECT created_at FROM job_events WHERE job_id = $1 AND type = 'started' ORDER BY id LIMIT 1",
         [id],
       );
+      const published = await rawDb.query<{ type: string; created_at: Date }>(
+        "SELECT type, created_at FROM job_events WHERE job_id = $1 AND type IN ('committed', 'pushed') ORDER BY id",
+        [id],
+      );
+      const eventAt = (type: string) => published.find((e) => e.type === type)?.created_at.getTime() ?? 0;
       return {
         id,
         start,
@@ -350,6 +360,7 @@ async function main() {
         git,
         counts,
         statements: statements.filter((q) => q.at >= start && q.at <= end).length,
+        push: eventAt('pushed') - eventAt('committed'),
       };
     };
     let plainCounter = 0;
@@ -416,6 +427,9 @@ async function main() {
     };
     profile('first job', first);
     profile('later job', later);
+    log(
+      `profile: committed → pushed event, median ms: first job ${Math.round(median(first.map((s) => s.push)))}, later job ${Math.round(median(later.map((s) => s.push)))}`,
+    );
     const sumGit = (s: JobSample) => [...s.git.values()].reduce((a, b) => a + b, 0);
     log(
       `profile: later jobs in order, total/git ms: ${later.map((s) => `${Math.round(s.total)}/${Math.round(sumGit(s))}`).join(' ')}`,

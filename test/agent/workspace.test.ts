@@ -647,6 +647,17 @@ describe('a job from clone to pushed branch', () => {
       // branch is set, nothing is checked out; HEAD is pointed at it without starting git.
       assert.ok(!mine.some((args) => args.startsWith('checkout')), mine.join('\n'));
       assert.ok(!mine.some((args) => args.startsWith('symbolic-ref')), mine.join('\n'));
+      // The branch is written as a loose ref, as update-ref writes it, without starting git.
+      assert.ok(!mine.some((args) => args.startsWith('update-ref')), mine.join('\n'));
+      const mirror = mirrorPathFor(join(base, 'reuse', 'repos'), server.repoUrl('reuse'));
+      assert.equal(
+        await readFile(join(mirror, 'refs', 'heads', job.branch), 'utf8'),
+        `${second.baseCommit}\n`,
+      );
+      assert.equal(
+        await bareGit(mirror, 'rev-parse', '--verify', `refs/heads/${job.branch}`),
+        second.baseCommit,
+      );
       assert.deepEqual(await readdir(idleDir), []);
       assert.equal(await bareGit(second.path, 'symbolic-ref', 'HEAD'), `refs/heads/${job.branch}`);
       assert.equal(await bareGit(second.path, 'rev-parse', 'HEAD'), second.baseCommit);

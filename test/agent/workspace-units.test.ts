@@ -22,6 +22,7 @@ import { buildGitEnv } from '../../src/agent/workspace/git-env.ts';
 import { GitRunner } from '../../src/agent/workspace/git-runner.ts';
 import { cleanCommitMessage } from '../../src/agent/workspace/job-workspace.ts';
 import { MirrorLockTimeout, withMirrorLock } from '../../src/agent/workspace/mirror-lock.ts';
+import { receivePackRequest, reportSaysPushed } from '../../src/agent/workspace/push-request.ts';
 import { canProbe, lsRefsRequest, parseLsRefs } from '../../src/agent/workspace/remote-refs.ts';
 import { checkRefName, checkRepositoryUrl } from '../../src/agent/workspace/repository-url.ts';
 import { createScrubber, secretsOfAuthorization } from '../../src/agent/workspace/scrub.ts';
@@ -412,5 +413,33 @@ describe('the ls-refs probe (remote-refs.ts)', () => {
     assert.equal(canProbe({ GIT_SSL_CAINFO: '/etc/ca.pem' }), true);
     assert.equal(canProbe({ https_proxy: 'http://proxy:3128' }), false);
     assert.equal(canProbe({ ALL_PROXY: 'socks5://proxy' }), false);
+  });
+});
+
+describe('the push by one request (push-request.ts)', () => {
+  const C = 'c'.repeat(40);
+  const REF = 'refs/heads/docwright/x-1';
+  const pkt = (line: string) => (line.length + 4).toString(16).padStart(4, '0') + line;
+
+  test('the request: one command creating the ref (old value: the zero id), a flush packet, the pack', () => {
+    const pack = Buffer.from('PACK\0\0\0\x02binary');
+    const body = receivePackRequest(REF, C, pack);
+    const command = `${'0'.repeat(40)} ${C} ${REF}\0report-status agent=git/docwright\n`;
+    assert.deepEqual(body, Buffer.concat([Buffer.from(`${pkt(command)}0000`, 'latin1'), pack]));
+  });
+
+  test('only "unpack ok" and "ok <ref>" say pushed; a refusal or anything else does not', () => {
+    assert.equal(reportSaysPushed(`${pkt('unpack ok\n')}${pkt(`ok ${REF}\n`)}0000`, REF), true);
+    for (const other of [
+      `${pkt('unpack ok\n')}${pkt(`ng ${REF} pre-receive hook declined\n`)}0000`,
+      `${pkt('unpack ok\n')}${pkt(`ng ${REF} failed to update ref\n`)}0000`,
+      `${pkt('unpack index-pack abnormal exit\n')}${pkt(`ng ${REF} unpacker error\n`)}0000`,
+      `${pkt('unpack ok\n')}${pkt('ok refs/heads/other\n')}0000`,
+      `${pkt('unpack ok\n')}${pkt(`ok ${REF}\n`)}`, // no flush
+      `${pkt('unpack ok\n')}${pkt(`ok ${REF}\n`)}0000${pkt('more\n')}`,
+      '<html>Sign in</html>',
+      '',
+    ])
+      assert.equal(reportSaysPushed(other, REF), false, JSON.stringify(other));
   });
 });

@@ -109,16 +109,14 @@ export async function pushByRequest(push: PushRequest): Promise<boolean> {
       policy: push.policy,
       signal: push.signal,
     });
-    const pushed =
+    const report =
       response.status === 200 &&
       !response.truncated &&
-      response.headers['content-type']?.split(';')[0]?.trim() === 'application/x-git-receive-pack-result' &&
-      reportSaysPushed(response.body.toString('latin1'), push.ref);
+      response.headers['content-type']?.split(';')[0]?.trim() === 'application/x-git-receive-pack-result';
     // A host that does not speak this (no smart HTTP without the GET first, another answer) is
     // left to git for a while; a refused token or ref is git's to report, and asked again next time.
-    if (!pushed && response.status !== 401 && response.status !== 403 && response.status !== 200)
-      leaveToGit(url.origin);
-    return pushed;
+    if (!report && response.status !== 401 && response.status !== 403) leaveToGit(url.origin);
+    return report && reportSaysPushed(response.body.toString('latin1'), push.ref);
   } catch (error) {
     // No answer (TLS, network): that host is left to git for a while. A refused address or a
     // cancelled job is git's to meet as before.

@@ -66,6 +66,41 @@ test('hasher: memoised ids equal the construction for thousands of user agents a
   );
 });
 
+test('hasher: a sender object finds the memo of its user agent, and ids stay the construction', () => {
+  const hasher = new VisitorHasher(SALT);
+  // One object per user agent string, as the fast path's profiles are; a second object for the
+  // same string (a profile made again) and views without one all share that string's ids.
+  const agents = Array.from({ length: 300 }, (_, u) => `Mozilla/5.0 (Macintosh) Firefox/${u}.0`);
+  const senders = agents.map(() => ({}));
+  const again = agents.map(() => ({}));
+  for (let round = 0; round < 3; round++) {
+    for (let u = 0; u < agents.length; u++) {
+      for (const address of [`198.51.100.${u % 11}`, `198.51.100.${(u + 5) % 13}`]) {
+        const agent = `${agents[u]} `.trimEnd();
+        const expected = expectedId('prj_s', 'human', address, agents[u]!);
+        const sender = round === 0 ? senders[u] : round === 1 ? again[u] : undefined;
+        assert.equal(
+          hasher.id('prj_s', 'human', `${address}`, agent, sender),
+          expected,
+          `${agent} from ${address}`,
+        );
+        // The first object still finds the same string's ids after the others were used.
+        assert.equal(hasher.id('prj_s', 'human', `${address}`, agent, senders[u]), expected);
+      }
+    }
+  }
+  // Views without a user agent: the sender stands for ''.
+  const none = {};
+  assert.equal(
+    hasher.id('prj_s', 'human', '198.51.100.1', undefined, none),
+    expectedId('prj_s', 'human', '198.51.100.1', ''),
+  );
+  assert.equal(
+    hasher.id('prj_s', 'human', '198.51.100.2', undefined, none),
+    expectedId('prj_s', 'human', '198.51.100.2', ''),
+  );
+});
+
 test('hasher: past its limit the memo starts over and ids stay the same', () => {
   const hasher = new VisitorHasher(SALT);
   for (let n = 0; n < 100_100; n++)

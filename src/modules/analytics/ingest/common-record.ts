@@ -118,6 +118,9 @@ export function ingestCommonRecord(
         referrer,
         target,
         format,
+        null,
+        // The profile stands for this user agent string alone: the visitor memo finds it by identity.
+        profile,
       );
       if (profile.unrecognized !== null) unrecognized?.add(profile.unrecognized, kind.trafficClass);
     }

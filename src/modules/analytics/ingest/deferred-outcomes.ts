@@ -28,9 +28,10 @@ export class DeferredOutcomes implements OutcomeSink {
     target?: string,
     format?: ViewFormat,
     mcp?: McpCall | null,
+    sender?: object,
   ): void {
     this.#replays.push((sink) =>
-      sink.view(index, hour, kind, path, pathHasNul, ip, userAgent, referrer, target, format, mcp),
+      sink.view(index, hour, kind, path, pathHasNul, ip, userAgent, referrer, target, format, mcp, sender),
     );
   }
 

@@ -1,0 +1,84 @@
+// ingestBatch of two checkouts in one process, their rounds alternated: for changes to ingest's
+// per-record CPU too small for bench/ingest-cpu.ts to show. Two runs of that bench, one per
+// checkout, differ by 10-20% on a shared machine (their ratios against JSON.parse as well); here
+// both checkouts meet the same load, round by round, and their means differ by a few percent
+// when nothing changed (docs/ingestion.md, sixth round). Run it in both orders: the first
+// checkout tends to fare slightly worse.
+//
+// Each checkout is imported from its own path (its own module instances, caches and memos), with
+// the writer stand-in of bench/ingest-cpu.ts and the same bodies (docs mix, 40 batches of 500).
+// A round parses every body (not timed) and times ingestBatch's thread CPU over them.
+//
+// Run: node bench/ingest-cpu-ab.ts /path/to/checkout-a /path/to/checkout-b [--rounds N]
+
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { makeIngestBodies } from './lib/ingest-bodies.ts';
+
+const { values: args, positionals: checkouts } = parseArgs({
+  allowPositionals: true,
+  options: { rounds: { type: 'string', default: '120' } },
+});
+if (checkouts.length !== 2) throw new Error('give two checkouts: node bench/ingest-cpu-ab.ts A B');
+const ROUNDS = Number(args.rounds);
+const WARM_ROUNDS = 10;
+const RECORDS = 40 * 500;
+const bodies = makeIngestBodies('docs', 40, 500);
+
+interface Side {
+  checkout: string;
+  run(items: unknown[]): Promise<unknown>;
+  cpu: number[];
+}
+
+async function sideOf(checkout: string): Promise<Side> {
+  const analytics = `${checkout}/src/modules/analytics`;
+  const { createClassificationContext } = await import(`${analytics}/classification/context.ts`);
+  const { ingestBatch } = await import(`${analytics}/ingest/ingest-batch.ts`);
+  const { CommittedVisitors } = await import(`${analytics}/store/index.ts`);
+  const { VisitorHasher } = await import(`${analytics}/store/visitor-ids.ts`);
+  const committedVisitors = new CommittedVisitors();
+  const writer = {
+    committedVisitors,
+    async submit(sums: { visitors: unknown }) {
+      committedVisitors.committed(committedVisitors.unseen(sums.visitors));
+      return 'committed';
+    },
+  };
+  const hasher = new VisitorHasher(randomBytes(32));
+  const deps = {
+    writer,
+    classification: createClassificationContext(),
+    now: Date.now,
+    visitorSalts: { hasherAt: async () => hasher },
+  };
+  return { checkout, run: (items) => ingestBatch('bench-project', items, deps), cpu: [] };
+}
+
+/** Thread CPU µs per record of one pass over the bodies. */
+async function pass(side: Side): Promise<number> {
+  let us = 0;
+  for (const body of bodies) {
+    const items = JSON.parse(body) as unknown[];
+    const before = process.threadCpuUsage();
+    await side.run(items);
+    const after = process.threadCpuUsage();
+    us += after.user + after.system - before.user - before.system;
+  }
+  return us / RECORDS;
+}
+
+const sides = [await sideOf(checkouts[0]!), await sideOf(checkouts[1]!)];
+for (let round = 0; round < WARM_ROUNDS; round++) for (const side of sides) await pass(side);
+// Alternated, and each pair in the other order from the last, so neither side always goes first.
+for (let round = 0; round < ROUNDS; round++)
+  for (const side of round % 2 === 0 ? sides : [...sides].reverse()) side.cpu.push(await pass(side));
+
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+for (const side of sides) {
+  const sorted = [...side.cpu].sort((a, b) => a - b);
+  console.log(
+    `${side.checkout}: thread CPU per record, mean ${mean(side.cpu).toFixed(3)} µs, median ${sorted[sorted.length >> 1]!.toFixed(3)} µs`,
+  );
+}
+console.log(`second / first, means: ${(mean(sides[1]!.cpu) / mean(sides[0]!.cpu)).toFixed(3)}`);

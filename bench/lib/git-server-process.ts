@@ -28,8 +28,12 @@ export async function startGitServerProcess(root: string, authorization: string)
     baseUrl,
     repoUrl: (name) => `${baseUrl}/${name}.git`,
     async close() {
+      // A server already gone (killed by a signal: exitCode stays null, signalCode is set) has
+      // sent its 'exit' before: waiting for it would never end, and the benchmark's error with it.
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
       child.kill('SIGTERM');
-      if (child.exitCode === null) await once(child, 'exit');
+      await exited;
     },
   };
 }

@@ -60,6 +60,7 @@ import { GiteaFake } from '../test/stand-ins/gitea-fake.ts';
 import { reply, startScriptedLlmServer } from '../test/stand-ins/scripted-llm-server.ts';
 import { type PlainGitTimes, plainGitJob } from './lib/git-baseline.ts';
 import { startGitServerProcess } from './lib/git-server-process.ts';
+import { waitForJobEnd } from './lib/job-end.ts';
 import { startPickupRecorder } from './lib/pickup-steps.ts';
 import { figureLine, percentile } from './lib/stats.ts';
 import { type TracedStatement, tracedDatabase } from './lib/traced-database.ts';
@@ -84,6 +85,8 @@ const FILES = Number(args.files);
 const LATER_JOBS = Number(args.jobs);
 const FIRST_JOBS = Number(args.first);
 const WARMUP_FILES = 100;
+/** How long the end of the run waits for each server, worker or database to close. */
+const CLOSE_TIMEOUT_MS = 30_000;
 const OLD_TEXT = 'Status: draft';
 const NEW_TEXT = 'Status: reviewed';
 
@@ -110,11 +113,16 @@ function pagePath(i: number): string {
 /** git as the workspace runs it, with each command's duration recorded. */
 class TimedGitRunner extends GitRunner {
   readonly calls: { at: number; command: string; ms: number; args: readonly string[] }[] = [];
+  /** Commands under way, for the report of a job that does not end (bench/lib/job-end.ts). */
+  readonly running = new Set<{ at: number; args: readonly string[] }>();
   override async run(args: readonly string[], options: GitRunOptions) {
     const start = performance.now();
+    const running = { at: Date.now(), args };
+    this.running.add(running);
     try {
       return await super.run(args, options);
     } finally {
+      this.running.delete(running);
       const sub = args.find((a) => !a.startsWith('-')) ?? '?';
       const command = sub === 'worktree' ? `worktree ${args[args.indexOf('worktree') + 1]}` : sub;
       this.calls.push({ at: Date.now(), command, ms: performance.now() - start, args });
@@ -304,6 +312,33 @@ async function main() {
 
     const recorder = startPickupRecorder();
     closers.push(async () => recorder.stop());
+    // What a job that does not end is waiting on (printed once, by waitForJobEnd).
+    const stallReport = async (id: string, start: number): Promise<string[]> => {
+      const shown = (args: readonly string[]) => args.join(' ').replace(/\n/g, '⏎').slice(0, 160);
+      const [job] = await rawDb.query(
+        'SELECT status, attempts, lease_owner, lease_expires_at, error_code FROM jobs WHERE id = $1',
+        [id],
+      );
+      const events = await rawDb.query<{ type: string; created_at: Date }>(
+        'SELECT type, created_at FROM job_events WHERE job_id = $1 ORDER BY id',
+        [id],
+      );
+      return [
+        `job row ${JSON.stringify(job)}; worker running ${JSON.stringify(worker.activeJobIds)}`,
+        `events: ${events.map((e) => `${e.type} +${e.created_at.getTime() - start} ms`).join(', ')}`,
+        `model requests since the create: ${answered.filter((a) => a.receivedAt >= start).length}`,
+        ...[...gitRunner.running].map((c) => `git under way since +${c.at - start} ms: ${shown(c.args)}`),
+        ...gitRunner.calls
+          .filter((c) => c.at >= start)
+          .slice(-8)
+          .map((c) => `git done +${c.at - start} ms (${Math.round(c.ms)} ms): ${shown(c.args)}`),
+        ...statements
+          .filter((q) => q.at >= start)
+          .slice(-8)
+          .map((q) => `db +${q.at - start} ms (${q.ms.toFixed(1)} ms): ${q.text}`),
+        `active resources: ${JSON.stringify(process.getActiveResourcesInfo())}`,
+      ];
+    };
     let counter = 0;
     const agentJob = async (repository: string): Promise<JobSample> => {
       const project = projects.get(repository)!;
@@ -318,10 +353,19 @@ async function main() {
       });
       if (res.statusCode !== 201) throw new Error(`create answered ${res.statusCode}: ${res.body}`);
       const { id } = res.json() as { id: string };
-      if (!finishedAt.has(id)) {
-        await new Promise<void>((resolve) => finishWaiters.set(id, resolve));
-      }
-      const end = finishedAt.get(id)!;
+      await waitForJobEnd({
+        id,
+        finished: finishedAt.has(id)
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => finishWaiters.set(id, resolve)),
+        status: async () =>
+          (await rawDb.query<{ status: string }>('SELECT status FROM jobs WHERE id = $1', [id]))[0]?.status ??
+          null,
+        report: () => stallReport(id, start),
+      });
+      // A job that ended without the log line (its row no longer active) ends now; the check
+      // below says how.
+      const end = finishedAt.get(id) ?? Date.now();
       const [row] = await rawDb.query<{
         status: string;
         pr_link: string | null;
@@ -476,7 +520,17 @@ async function main() {
     log(figureLine(`agent_claim_p50_${db_}`, percentile(claims, 50), 'ms', null));
     log(figureLine(`agent_claim_p99_${db_}`, percentile(claims, 99), 'ms', null));
   } finally {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
+    // A closer that does not end (a run stopped by a job that never ended) must not hold back
+    // the error that ended the run.
+    for (const close of closers.reverse()) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve('late'), CLOSE_TIMEOUT_MS);
+      });
+      const closed = await Promise.race([close().catch(() => undefined), late]);
+      clearTimeout(timer);
+      if (closed === 'late') console.error(`a closer did not end within ${CLOSE_TIMEOUT_MS} ms; going on`);
+    }
     await rm(root, { recursive: true, force: true });
     await rm(scratch, { recursive: true, force: true });
   }

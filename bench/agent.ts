@@ -27,6 +27,9 @@
 // statements (bench/lib/traced-database.ts), which the machine's load does not change; --trace
 // prints the timelines of the last first job and the last later job: git commands, database
 // statements, model requests, events.
+// A job that has not ended after 2 minutes has its state printed (`stall:` lines on stderr:
+// its row and events, git under way, the last statements), and the run fails after 16 minutes
+// (bench/lib/job-end.ts) instead of waiting for ever.
 // The app's per-project job rate limit is lifted here, so --jobs may exceed 99: the pickup p99 is
 // a nearest-rank percentile, which is the largest sample below 100 jobs; --jobs 200 makes it the
 // second largest, --jobs 300 the third. The sample count is printed beside the figures.

@@ -123,6 +123,11 @@ export async function createBareRepo(
     await git(['config', 'uploadpack.allowFilter', 'true'], bare);
     await git(['config', 'uploadpack.allowAnySHA1InWant', 'true'], bare);
     await git(['init', '--quiet', `--initial-branch=${defaultBranch}`, work], root);
+    // No automatic gc in the throwaway seed: committing thousands of files (bench/agent.ts's
+    // 10,000) starts a detached `git gc --auto`, which goes on repacking after this returns and
+    // writes .git/info/refs while the rm below deletes the directory (ENOTEMPTY).
+    await git(['config', 'gc.auto', '0'], work);
+    await git(['config', 'maintenance.auto', 'false'], work);
     const writeAll = async (entries: Record<string, string>) => {
       for (const [path, content] of Object.entries(entries)) {
         await mkdir(dirname(join(work, path)), { recursive: true });

@@ -1164,16 +1164,29 @@ describe('failures a job maps to error codes', () => {
     // Read-only token: the request gets 403, and git push then reports it as before.
     await server.createRepo('by-request');
     const spacesNow = workspaces('by-request');
-    const reader = await spacesNow.open({
-      repository: access('by-request', READ_ONLY),
-      ...newJob('Read only by request'),
-      start: { kind: 'new', ref: null },
-    });
-    await writeFile(join(reader.path, 'x.md'), 'x\n');
-    const readerCommit = await reader.commit(BOT, 'x');
-    assert.ok(readerCommit.committed);
+    // A new job's workspace on the repository with one file written and committed.
+    const committedOne = async (
+      job: ReturnType<typeof newJob>,
+      file: string,
+      authorization = AUTHORIZATION,
+    ) => {
+      const workspace = await spacesNow.open({
+        repository: access('by-request', authorization),
+        ...job,
+        start: { kind: 'new', ref: null },
+      });
+      await writeFile(join(workspace.path, file), `${file}\n`);
+      const made = await workspace.commit(BOT, file);
+      assert.ok(made.committed);
+      return { workspace, commit: made.commit };
+    };
+    const { workspace: reader, commit: readerCommit } = await committedOne(
+      newJob('Read only by request'),
+      'x.md',
+      READ_ONLY,
+    );
     let requestsBefore = server.requests.length;
-    const refused = await failure(() => reader.push(readerCommit.commit));
+    const refused = await failure(() => reader.push(readerCommit));
     assert.equal(refused.code, 'code_host_auth');
     assert.match(
       refused.message,
@@ -1190,16 +1203,9 @@ describe('failures a job maps to error codes', () => {
     // A protected branch: the host answers "ng"; the failure is git push's.
     const job = newJob('Protected by request');
     await server.protectBranch('by-request', job.branch);
-    const workspace = await spacesNow.open({
-      repository: access('by-request'),
-      ...job,
-      start: { kind: 'new', ref: null },
-    });
-    await writeFile(join(workspace.path, 'x.md'), 'x\n');
-    const made = await workspace.commit(BOT, 'x');
-    assert.ok(made.committed);
+    const { workspace, commit: made } = await committedOne(job, 'x.md');
     requestsBefore = server.requests.length;
-    const rejected = await failure(() => workspace.push(made.commit));
+    const rejected = await failure(() => workspace.push(made));
     assert.equal(rejected.code, 'push_rejected');
     assert.match(rejected.message, /^The code host rejected the push \(pushing the branch\)/);
     assert.match(rejected.message, /\[remote rejected\].*pre-receive hook declined/);
@@ -1210,32 +1216,18 @@ describe('failures a job maps to error codes', () => {
     // The job's branch is on the host already, at another commit: the request (for a new branch)
     // is refused, and git push says the branch moved, as it would have.
     const moved = newJob('Moved by request');
-    const theirs = await spacesNow.open({
-      repository: access('by-request'),
-      ...moved,
-      start: { kind: 'new', ref: null },
-    });
-    await writeFile(join(theirs.path, 'theirs.md'), 'theirs\n');
-    const theirCommit = await theirs.commit(BOT, 'theirs');
-    assert.ok(theirCommit.committed);
-    await theirs.push(theirCommit.commit);
+    const { workspace: theirs, commit: theirCommit } = await committedOne(moved, 'theirs.md');
+    await theirs.push(theirCommit);
     await theirs.remove();
-    const ours = await spacesNow.open({
-      repository: access('by-request'),
-      ...moved,
-      start: { kind: 'new', ref: null },
-    });
-    await writeFile(join(ours.path, 'ours.md'), 'ours\n');
-    const ourCommit = await ours.commit(BOT, 'ours');
-    assert.ok(ourCommit.committed);
+    const { workspace: ours, commit: ourCommit } = await committedOne(moved, 'ours.md');
     requestsBefore = server.requests.length;
-    const nonFastForward = await failure(() => ours.push(ourCommit.commit));
+    const nonFastForward = await failure(() => ours.push(ourCommit));
     assert.equal(nonFastForward.code, 'push_rejected');
     assert.match(nonFastForward.message, /non-fast-forward|fetch first/);
     assert.equal(server.requests[requestsBefore]?.method, 'POST', 'the push by request was not tried');
     assert.equal(
       await bareGit(server.repoPath('by-request'), 'rev-parse', `refs/heads/${moved.branch}`),
-      theirCommit.commit,
+      theirCommit,
     );
     await ours.remove();
   });

@@ -121,17 +121,26 @@ async function pointHeadAt(path: string, branch: string): Promise<boolean> {
     // Absolute, or (git 2.48's worktree.useRelativePaths) relative to the worktree.
     const head = join(resolve(path, link[1]!), 'HEAD');
     if (!/^([0-9a-f]{40}|[0-9a-f]{64})\n$/.test(await readFile(head, 'utf8'))) return false;
-    const lock = `${head}.lock`;
-    await writeFile(lock, `ref: refs/heads/${branch}\n`, { flag: 'wx' });
-    try {
-      await rename(lock, head);
-    } catch (error) {
-      await unlink(lock).catch(() => undefined);
-      throw error;
-    }
+    await replaceUnderLock(head, `ref: refs/heads/${branch}\n`);
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Replaces `file` the way git's files storage does: the text written to `<file>.lock` (which must
+ * not exist: another writer holds it), then renamed over the file; the lock is removed if the
+ * rename fails.
+ */
+async function replaceUnderLock(file: string, text: string): Promise<void> {
+  const lock = `${file}.lock`;
+  await writeFile(lock, text, { flag: 'wx' });
+  try {
+    await rename(lock, file);
+  } catch (error) {
+    await unlink(lock).catch(() => undefined);
+    throw error;
   }
 }
 
@@ -167,15 +176,8 @@ async function writeBranchRef(mirrorPath: string, branch: string, commit: string
     const file = join(mirrorPath, ref);
     // Fails on a loose ref named like a parent directory (a file in the way).
     await mkdir(dirname(file), { recursive: true });
-    const lock = `${file}.lock`;
-    await writeFile(lock, `${commit}\n`, { flag: 'wx' });
-    try {
-      // Fails when the name is a directory (refs under it): git would refuse too.
-      await rename(lock, file);
-    } catch (error) {
-      await unlink(lock).catch(() => undefined);
-      throw error;
-    }
+    // The rename fails when the name is a directory (refs under it): git would refuse too.
+    await replaceUnderLock(file, `${commit}\n`);
     return true;
   } catch {
     return false;

@@ -30,6 +30,11 @@ async function bareGit(repo: string, ...args: string[]): Promise<string> {
   return (await run('git', args, { cwd: repo, env: CLEAN_ENV })).stdout.trim();
 }
 
+/** The objects of the host's other branch the mirror does not have ("?<id>" lines): a partial clone's. */
+function missingOfOldDocs(mirror: string): Promise<string> {
+  return bareGit(mirror, 'rev-list', '--objects', '--missing=print', 'refs/remotes/origin/old-docs');
+}
+
 /**
  * What `git status --porcelain` says of a worktree against its HEAD, through an index read from
  * HEAD for the purpose: whichever index the workspace staged in, the files must be HEAD's.
@@ -169,13 +174,7 @@ describe('a job from clone to pushed branch', () => {
     const mirror = mirrorPathFor(join(base, 'main', 'repos'), server.repoUrl('docs'));
     assert.equal(await bareGit(mirror, 'config', 'remote.origin.promisor'), 'true');
     assert.equal(await bareGit(mirror, 'config', 'remote.origin.partialclonefilter'), 'blob:none');
-    const missing = await bareGit(
-      mirror,
-      'rev-list',
-      '--objects',
-      '--missing=print',
-      'refs/remotes/origin/old-docs',
-    );
+    const missing = await missingOfOldDocs(mirror);
     assert.match(missing, /^\?[0-9a-f]{40}$/m, 'no blob is missing: the clone was not partial');
 
     // The worktree is on the job's branch at the default branch's tip.
@@ -275,13 +274,7 @@ describe('a job from clone to pushed branch', () => {
     // history is whole, and the prefetch's repository is gone.
     const mirror = mirrorPathFor(join(base, 'tip-files', 'repos'), server.repoUrl('tip-files'));
     assert.equal(await bareGit(mirror, 'rev-parse', '--is-shallow-repository'), 'false');
-    const missing = await bareGit(
-      mirror,
-      'rev-list',
-      '--objects',
-      '--missing=print',
-      'refs/remotes/origin/old-docs',
-    );
+    const missing = await missingOfOldDocs(mirror);
     assert.match(missing, /^\?[0-9a-f]{40}$/m);
     assert.deepEqual(
       (await readdir(join(base, 'tip-files', 'repos'))).filter((name) => name.includes('.tip-')),

@@ -17,9 +17,10 @@
 // (oldest first), and the commit it is checked out at. If any step fails, the worktree is thrown
 // away and a fresh one is added. All of it runs under the mirror lock.
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { type GitContext, runGit } from './git-command.ts';
 import { deleteInBackground, moveToTrash } from './trash.ts';
+import { worktreeGitDir } from './worktree-git-dir.ts';
 
 export interface IdlePool {
   /** Where kept worktrees wait (<worktreesDir>/.idle). */
@@ -116,10 +117,9 @@ export async function takeIdleWorktree(
  */
 async function pointHeadAt(path: string, branch: string): Promise<boolean> {
   try {
-    const link = /^gitdir: (.+)\n?$/.exec(await readFile(join(path, '.git'), 'utf8'));
-    if (!link) return false;
-    // Absolute, or (git 2.48's worktree.useRelativePaths) relative to the worktree.
-    const head = join(resolve(path, link[1]!), 'HEAD');
+    const gitDir = await worktreeGitDir(path);
+    if (gitDir === null) return false;
+    const head = join(gitDir, 'HEAD');
     if (!/^([0-9a-f]{40}|[0-9a-f]{64})\n$/.test(await readFile(head, 'utf8'))) return false;
     await replaceUnderLock(head, `ref: refs/heads/${branch}\n`);
     return true;

@@ -2,8 +2,8 @@
 // agent's tools write files in `path`; this class turns what they wrote into a commit, a diff and
 // a pushed branch, and removes the worktree afterwards.
 
-import { readFile, unlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { OutboundPolicy } from '../../net/outbound-http/index.ts';
 import { WorkspaceFailure } from './failures.ts';
 import { type GitContext, runGit } from './git-command.ts';
@@ -12,6 +12,7 @@ import { withMirrorLock } from './mirror-lock.ts';
 import { pushByRequest, pushLeftToGit } from './push-request.ts';
 import { canProbe } from './remote-refs.ts';
 import { deleteInBackground, moveToTrash } from './trash.ts';
+import { worktreeGitDir } from './worktree-git-dir.ts';
 import { isWorktreeMarked } from './worktree-owner.ts';
 
 export interface CommitIdentity {
@@ -153,8 +154,8 @@ export class JobWorkspace {
 
   /** <the worktree's git directory>/docwright-index, or null when `.git` is not git's link file. */
   async #ownIndexPath(): Promise<string | null> {
-    const link = /^gitdir: (.+)\n?$/.exec(await readFile(join(this.path, '.git'), 'utf8').catch(() => ''));
-    return link ? join(resolve(this.path, link[1]!), 'docwright-index') : null;
+    const gitDir = await worktreeGitDir(this.path);
+    return gitDir === null ? null : join(gitDir, 'docwright-index');
   }
 
   /**

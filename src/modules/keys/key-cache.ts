@@ -13,9 +13,8 @@
 // Only usable keys are kept (never an unknown, revoked or expired one, so guessing costs the same
 // statement as before and fills nothing), under the SHA-256 of the key, never the key itself.
 // Expiry is checked on every use; the last-use time is written at most once a minute, as before.
-import { hash } from 'node:crypto';
 import type { Database } from '../../db/database.ts';
-import { parseApiKey } from './key-format.ts';
+import { hashApiKey, parseApiKey } from './key-format.ts';
 import { registerKeyCache } from './key-invalidation.ts';
 import { KEYS_CHANNEL } from './queries.ts';
 import { type ApiKeyInfo, checkKeyHash, type KeyCheck, LAST_USED_EVERY_MS, recordKeyUse } from './service.ts';
@@ -122,9 +121,10 @@ export class ApiKeyCache implements ApiKeyChecker {
   }
 
   async check(presented: string, now = new Date()): Promise<KeyCheck> {
-    // The one-shot hash costs a third of a Hash object's; a kept key was well formed, so a hit
-    // needs no format check either. (A malformed key is never kept: it misses, then is refused.)
-    const name = hash('sha256', presented, 'base64');
+    // A kept key was well formed, so a hit needs no format check. (A malformed key is never
+    // kept: it misses, then is refused.)
+    const secretHash = hashApiKey(presented);
+    const name = secretHash.toString('base64');
     const nowMs = now.getTime();
     if (this.#listening) {
       const entry = this.#entries.get(name);
@@ -142,7 +142,7 @@ export class ApiKeyCache implements ApiKeyChecker {
     }
     if (!parseApiKey(presented)) return MALFORMED;
     const generation = this.#generation;
-    const { check, lastUsedMs } = await checkKeyHash(this.#db, Buffer.from(name, 'base64'), now);
+    const { check, lastUsedMs } = await checkKeyHash(this.#db, secretHash, now);
     if (check.ok && this.#listening && generation === this.#generation) {
       if (this.#entries.size >= MAX_ENTRIES) this.#clear();
       Object.freeze(check.key);

@@ -2,7 +2,7 @@
 // The checksum lets a secret scanner (or our own auth) tell a real key from noise or a typo
 // without a database. The key's row is found by the SHA-256 of the whole key; the first
 // LOOKUP_LENGTH random characters are kept only to show which key is which.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { randomBase62, toBase62 } from '../../util/random.ts';
 
@@ -40,7 +40,8 @@ export function parseApiKey(candidate: string): { lookup: string } | null {
 }
 
 export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+  // The one-shot hash costs a third of a Hash object's: it runs on every API request (key-cache.ts).
+  return hash('sha256', key, 'buffer');
 }
 
 /** What may be shown of a key after creation: its prefix and lookup characters. */

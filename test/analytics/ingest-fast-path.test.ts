@@ -14,12 +14,18 @@ import type { ClassificationContext } from '../../src/modules/analytics/classifi
 import { classifyBatch, classifyRecord } from '../../src/modules/analytics/classification/pipeline.ts';
 import type { RequestRecord, WebBotAuthEvidence } from '../../src/modules/analytics/classification/types.ts';
 import { userAgentProfilesOf } from '../../src/modules/analytics/classification/user-agent-profiles.ts';
+import { viewFormatOf } from '../../src/modules/analytics/classification/view-format.ts';
 import { WebBotAuthVerifier } from '../../src/modules/analytics/classification/web-bot-auth/verifier.ts';
 import { parseCommonTimestampMillis, parseDateBound } from '../../src/modules/analytics/date-bounds.ts';
 import { ingestCommonRecord } from '../../src/modules/analytics/ingest/common-record.ts';
 import type { GroupCommitWriter } from '../../src/modules/analytics/ingest/group-commit.ts';
 import { type IngestDependencies, ingestBatch } from '../../src/modules/analytics/ingest/ingest-batch.ts';
 import { MalformedLine, validateRecord } from '../../src/modules/analytics/ingest/record-validation.ts';
+import {
+  type FormatCount,
+  type FormatPageCount,
+  FormatSums,
+} from '../../src/modules/analytics/store/format-sums.ts';
 import type { PageViewCount, ViewSums } from '../../src/modules/analytics/store/index.ts';
 import type { KeyedCount } from '../../src/modules/analytics/store/keyed-count.ts';
 import { aggregate } from '../../src/modules/analytics/store/rollups.ts';
@@ -347,6 +353,14 @@ const batch = fc.array(item, { minLength: 1, maxLength: 60 });
 interface Answer {
   result: unknown;
   rows: KeyedCount[] | null;
+  /** The views in a format but html, per key and per page (the format as view-format.ts works it out). */
+  formats: { views: FormatCount[]; pages: FormatPageCount[] } | null;
+}
+
+const PROJECTS = new Set(['prj_test']);
+
+function formatsOf(sums: FormatSums): Answer['formats'] {
+  return { views: sums.sortedViews(PROJECTS), pages: sums.sortedPages(PROJECTS) };
 }
 
 async function generalAnswer(items: readonly unknown[], context: ClassificationContext): Promise<Answer> {
@@ -365,6 +379,7 @@ async function generalAnswer(items: readonly unknown[], context: ClassificationC
   });
   const { views, dropped } = await classifyBatch(records, context);
   const rows = new Map<string, PageViewCount>();
+  const formats = new FormatSums();
   let accepted = 0;
   for (const { index, view } of views) {
     if (view.path.includes('\0') || view.agent.includes('\0')) {
@@ -376,6 +391,12 @@ async function generalAnswer(items: readonly unknown[], context: ClassificationC
       continue;
     }
     accepted++;
+    const format = viewFormatOf(view.path, view.markdown, records[index]!.accept);
+    if (format !== 'html') {
+      const hourSeconds = hours[index]! / 1000;
+      formats.addView('prj_test', hourSeconds, format, view.class, view.agent, view.verification, 1);
+      formats.addPage('prj_test', hourSeconds, format, view.class, view.path, 1);
+    }
     const key = JSON.stringify([hours[index], view.class, view.agent, view.verification, view.path]);
     const row = rows.get(key);
     if (row) row.views++;
@@ -397,20 +418,23 @@ async function generalAnswer(items: readonly unknown[], context: ClassificationC
     result: { accepted, dropped: counted, rejected },
     // Submitted as sums: compared in the rollup writers' order, as the merge writes them.
     rows: accepted === 0 ? null : aggregate(rows.values()),
+    formats: accepted === 0 ? null : formatsOf(formats),
   };
 }
 
 async function fastAnswer(items: readonly unknown[], context: ClassificationContext): Promise<Answer> {
   let rows: KeyedCount[] | null = null;
+  let formats: Answer['formats'] = null;
   const writer = {
     async submit(submitted: ViewSums) {
       rows = submitted.sortedCounts();
+      formats = formatsOf(submitted.formats);
       return 'committed' as const;
     },
   } as unknown as GroupCommitWriter;
   const deps: IngestDependencies = { writer, classification: context, now: () => NOW };
   const { result } = await ingestBatch('prj_test', items, deps);
-  return { result, rows };
+  return { result, rows, formats };
 }
 
 /** JSON text keeps key order, which deepEqual ignores: the answer's `dropped` is sent as is. */

@@ -1,8 +1,10 @@
 // ViewSums (the nested sums ingestion stages and merges) against the rollups' own aggregate():
 // the same rows give the same sorted counts, also after a trip through the staged JSON, and a
-// bad row is refused with the same message.
+// bad row is refused with the same message; a request's tally sums as ViewSums.add does.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { viewKind } from '../../src/modules/analytics/classification/view-kind.ts';
+import { RollupTally } from '../../src/modules/analytics/ingest/rollup-tally.ts';
 import { type PageViewCount, ViewSums } from '../../src/modules/analytics/store/index.ts';
 import { aggregate } from '../../src/modules/analytics/store/rollups.ts';
 import type { EncodedSums } from '../../src/modules/analytics/store/view-sums.ts';
@@ -96,4 +98,28 @@ test('a row the rollups would refuse is refused with the same words', () => {
     name: 'TypeError',
     message: 'page views row 1: path must be a non-empty string',
   });
+});
+
+test("a request's tally sums as ViewSums.add does, with shared and fresh view kinds across hours", () => {
+  // RollupTally keeps each view kind's paths map per hour (rollup-tally.ts): shared kinds (the
+  // fast path's) and fresh objects of equal parts (the general path's) must land in one sum.
+  const shared = [viewKind('human', '', ''), viewKind('ai', 'GPTBot', 'verified'), viewKind('bot', 'x', '')];
+  const tally = new RollupTally('prj_a');
+  const expected = new ViewSums();
+  const hours = [Date.UTC(2026, 10, 26, 9), Date.UTC(2026, 10, 26, 10), Date.UTC(2026, 10, 26, 11)];
+  let state = 7;
+  const next = (n: number) => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state % n;
+  };
+  for (let index = 0; index < 2_000; index++) {
+    const hour = hours[next(hours.length)]!;
+    const base = shared[next(shared.length)]!;
+    const kind = next(4) === 0 ? viewKind(base.trafficClass, base.agent, base.verification) : base;
+    const path = ['/', '/a', '/b'][next(3)]!;
+    tally.view(index, hour, kind, path, false);
+    expected.add('prj_a', hour / 1000, kind.trafficClass, kind.agent, kind.verification, path, 1);
+  }
+  assert.deepEqual(tally.sums.sortedCounts(), expected.sortedCounts());
+  assert.equal(tally.accepted, 2_000);
 });

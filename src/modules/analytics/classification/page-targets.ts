@@ -9,11 +9,13 @@
 // a relative one is cut there, and trimming only touches the ends. The one fact that depends on
 // the whole string, a length past MAX_RAW_LENGTH, concerns strings too long to be cached.
 
+import type { ViewFormat } from '../../../contract/index.ts';
 import { isAssetPath } from './asset-paths.ts';
 import { GenerationalCache } from './generational-cache.ts';
 import { MAX_RAW_LENGTH, normalisePath } from './normalise-path.ts';
 import { StringFrontTable } from './string-front-table.ts';
 import type { DropReason } from './types.ts';
+import { viewFormatOf } from './view-format.ts';
 
 export interface PageTarget {
   /** Why the path or asset step drops the request; null when it is a page view. */
@@ -23,6 +25,11 @@ export interface PageTarget {
   markdown: boolean;
   /** Whether the path holds NUL (percent decoding keeps %00 escaped, so it should never). */
   pathHasNul: boolean;
+  /**
+   * The view's format unless an Accept header prefers Markdown (view-format.ts): llms,
+   * markdown for a `.md` path, else html. Worked out once per page instead of per record.
+   */
+  format: ViewFormat;
 }
 
 // Strings longer than this are worked out every time rather than kept: the memory of both levels
@@ -34,12 +41,14 @@ const byPath = new GenerationalCache<string, PageTarget>(5_000);
 
 function pageTarget(urlOrPath: string): PageTarget {
   const result = normalisePath(urlOrPath);
-  if (!result.ok) return { drop: result.reason, path: '', markdown: false, pathHasNul: false };
+  if (!result.ok)
+    return { drop: result.reason, path: '', markdown: false, pathHasNul: false, format: 'html' };
   return {
     drop: isAssetPath(result.path) ? 'asset' : null,
     path: result.path,
     markdown: result.markdown,
     pathHasNul: result.path.includes('\0'),
+    format: viewFormatOf(result.path, result.markdown, undefined),
   };
 }
 

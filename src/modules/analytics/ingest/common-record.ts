@@ -11,11 +11,11 @@
 
 import { MAX_FUTURE_MS } from '../../../contract/index.ts';
 import { hourOf } from '../../../util/time.ts';
+import { prefersMarkdownCached } from '../classification/accept-header.ts';
 import { pageTargetOf } from '../classification/page-targets.ts';
 import { isCountedMethod } from '../classification/steps/method.ts';
 import { isCountedStatus } from '../classification/steps/status.ts';
 import { UserAgentProfiles } from '../classification/user-agent-profiles.ts';
-import { viewFormatOf } from '../classification/view-format.ts';
 import { parseCommonTimestampMillis } from '../date-bounds.ts';
 import type { UnrecognizedTally } from '../unrecognized-agents.ts';
 import type { OutcomeSink } from './rollup-tally.ts';
@@ -106,7 +106,11 @@ export function ingestCommonRecord(
     if (page.drop !== null) sink.drop(page.drop);
     else {
       const kind = UserAgentProfiles.viewKind(profile, page.markdown, accept, ip);
-      const format = viewFormatOf(page.path, page.markdown, accept);
+      // The page's own format unless an Accept header turns an html page into markdown.
+      const format =
+        page.format === 'html' && accept !== undefined && prefersMarkdownCached(accept)
+          ? 'markdown'
+          : page.format;
       sink.view(
         index,
         hourOf(atMs),

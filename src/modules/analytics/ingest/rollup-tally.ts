@@ -11,6 +11,7 @@ import { DROP_REASONS, isDropped } from '../classification/types.ts';
 import { viewFormatOf } from '../classification/view-format.ts';
 import { type ViewKind, viewKindOf } from '../classification/view-kind.ts';
 import { type CommittedVisitors, type McpCall, ViewSums, type VisitorHasher } from '../store/index.ts';
+import type { ByPath } from '../store/view-sums.ts';
 import type { RecordRejectionCode } from './record-validation.ts';
 
 /** Receives one outcome per record, in batch order. */
@@ -87,6 +88,15 @@ export class RollupTally implements OutcomeSink {
   readonly #visitors: VisitorHasher | null;
   readonly #referrers: AiReferrers | null;
   readonly #committedVisitors: Pick<CommittedVisitors, 'has'> | null;
+  /**
+   * The sums' paths map of each view kind, per hour (in seconds), the last hour's kept at hand.
+   * The fast path hands one shared ViewKind object for all views of a user agent's kind, so one
+   * lookup by identity replaces the sums' three by class, agent and verification. The general
+   * path's kinds are fresh objects: each costs an entry (a batch holds at most 1,000 records).
+   */
+  readonly #kindsByHour = new Map<number, Map<ViewKind, ByPath>>();
+  #lastHourSeconds = Number.NaN;
+  #lastHourKinds = new Map<ViewKind, ByPath>();
 
   /** Without a hasher, views are counted but no visitor ids are kept; without referrers, no referrals. */
   constructor(
@@ -133,19 +143,20 @@ export class RollupTally implements OutcomeSink {
       );
       return;
     }
-    this.sums.add(this.#projectId, hour / 1000, kind.trafficClass, kind.agent, kind.verification, path, 1);
+    const hourSeconds = hour / 1000;
+    this.sums.addToPaths(this.#pathsOf(hourSeconds, kind), path, 1);
     if (format !== 'html') {
       this.sums.formats.addView(
         this.#projectId,
-        hour / 1000,
+        hourSeconds,
         format,
         kind.trafficClass,
         kind.agent,
         kind.verification,
         1,
       );
-      this.sums.formats.addPage(this.#projectId, hour / 1000, format, kind.trafficClass, path, 1);
-      if (mcp !== null) this.sums.formats.addCall(this.#projectId, hour / 1000, mcp, 1);
+      this.sums.formats.addPage(this.#projectId, hourSeconds, format, kind.trafficClass, path, 1);
+      if (mcp !== null) this.sums.formats.addCall(this.#projectId, hourSeconds, mcp, 1);
     }
     const visitorClass = kind.trafficClass;
     if (
@@ -154,15 +165,41 @@ export class RollupTally implements OutcomeSink {
       (referrer || target?.includes('utm_source='))
     ) {
       const assistant = this.#referrers.assistantOf(referrer, utmSourceOf(target));
-      if (assistant !== null) this.sums.referrals.add(this.#projectId, hour / 1000, assistant.name, path, 1);
+      if (assistant !== null) this.sums.referrals.add(this.#projectId, hourSeconds, assistant.name, path, 1);
     }
     if (this.#visitors === null || visitorClass === 'bot') return;
     const id = this.#visitors.id(this.#projectId, visitorClass, ip, userAgent, sender);
     if (id === null) return;
     // An id the writer has staged for this page and hour already would be left out at the commit
     // (visitor-memo.ts): leaving it out here spares carrying it there.
-    if (this.#committedVisitors?.has(this.#projectId, hour / 1000, visitorClass, path, id)) return;
-    this.sums.visitors.add(this.#projectId, hour / 1000, visitorClass, path, id);
+    if (this.#committedVisitors?.has(this.#projectId, hourSeconds, visitorClass, path, id)) return;
+    this.sums.visitors.add(this.#projectId, hourSeconds, visitorClass, path, id);
+  }
+
+  #pathsOf(hourSeconds: number, kind: ViewKind): ByPath {
+    let kinds = this.#lastHourKinds;
+    if (hourSeconds !== this.#lastHourSeconds) {
+      let ofHour = this.#kindsByHour.get(hourSeconds);
+      if (ofHour === undefined) {
+        ofHour = new Map();
+        this.#kindsByHour.set(hourSeconds, ofHour);
+      }
+      kinds = ofHour;
+      this.#lastHourKinds = ofHour;
+      this.#lastHourSeconds = hourSeconds;
+    }
+    let byPath = kinds.get(kind);
+    if (byPath === undefined) {
+      byPath = this.sums.pathsOf(
+        this.#projectId,
+        hourSeconds,
+        kind.trafficClass,
+        kind.agent,
+        kind.verification,
+      );
+      kinds.set(kind, byPath);
+    }
+    return byPath;
   }
 
   /** Views counted: every accepted record adds one. */

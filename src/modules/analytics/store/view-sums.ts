@@ -12,7 +12,7 @@ import { ReferralSums } from './referral-sums.ts';
 import { CountSums, type PageViewCount, pageViewCountProblem } from './rollups.ts';
 import { VisitorSets } from './visitor-sets.ts';
 
-type ByPath = Map<string, number>;
+export type ByPath = Map<string, number>;
 type ByVerification = Map<string, ByPath>;
 type ByAgent = Map<string, ByVerification>;
 type ByClass = Map<TrafficClass, ByAgent>;
@@ -102,6 +102,21 @@ export class ViewSums {
     views: number,
   ): void {
     if (views === 0) return;
+    this.addToPaths(this.pathsOf(projectId, hourSeconds, trafficClass, agent, verification), path, views);
+  }
+
+  /**
+   * The paths map of one (project, hour, class, agent, verification), made when missing: a
+   * caller that adds many views of one key (a request's tally, per view kind) finds it once.
+   * Valid until addSums, which may replace maps.
+   */
+  pathsOf(
+    projectId: string,
+    hourSeconds: number,
+    trafficClass: TrafficClass,
+    agent: string,
+    verification: string,
+  ): ByPath {
     const byClass = this.#hours.get(projectId, hourSeconds);
     let byAgent = byClass.get(trafficClass);
     if (byAgent === undefined) {
@@ -118,6 +133,11 @@ export class ViewSums {
       byPath = new Map();
       byVerification.set(verification, byPath);
     }
+    return byPath;
+  }
+
+  /** Adds checked views of `path` to a map pathsOf gave. */
+  addToPaths(byPath: ByPath, path: string, views: number): void {
     const sum = (byPath.get(path) ?? 0) + views;
     if (!Number.isSafeInteger(sum))
       throw new RangeError(`page views: the count for ${path} exceeds ${Number.MAX_SAFE_INTEGER}`);

@@ -10,8 +10,13 @@ import type { ClassificationOutcome, DropReason } from '../classification/types.
 import { DROP_REASONS, isDropped } from '../classification/types.ts';
 import { viewFormatOf } from '../classification/view-format.ts';
 import { type ViewKind, viewKindOf } from '../classification/view-kind.ts';
-import { type CommittedVisitors, type McpCall, ViewSums, type VisitorHasher } from '../store/index.ts';
-import type { ByPath } from '../store/view-sums.ts';
+import {
+  type ByPath,
+  type CommittedVisitors,
+  type McpCall,
+  ViewSums,
+  type VisitorHasher,
+} from '../store/index.ts';
 import type { RecordRejectionCode } from './record-validation.ts';
 
 /** Receives one outcome per record, in batch order. */

@@ -32,7 +32,7 @@ export { type AgentPage, type PageWindow, readExtent } from './reads.ts';
 export type { PageViewCount } from './rollups.ts';
 export { type StagedMergerOptions, StagedViewMerger } from './staged-merger.ts';
 export { stageViews } from './staged-views.ts';
-export { ViewSums } from './view-sums.ts';
+export { type ByPath, ViewSums } from './view-sums.ts';
 export { currentDaySalt, utcDayOf, VisitorHasher, VisitorSalts } from './visitor-ids.ts';
 export { CommittedVisitors } from './visitor-memo.ts';
 export type { VisitorSets } from './visitor-sets.ts';

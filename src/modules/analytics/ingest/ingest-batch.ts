@@ -58,12 +58,35 @@ export interface IngestOutcome {
   submitted: SubmitOutcome | 'nothing_to_count';
 }
 
-export async function ingestBatch(
+/**
+ * Counts a batch and waits for its group commit. Not async itself: the records are read by
+ * countBatch, whose frame ends once they are summed, so nothing here keeps them while the batch
+ * waits for its commit (an async function keeps its parameters until it returns, and records
+ * kept for those milliseconds are copied by every scavenge meanwhile).
+ */
+export function ingestBatch(
   projectId: string,
   items: readonly unknown[],
   deps: IngestDependencies,
   batchKey: BatchKey | null = null,
 ): Promise<IngestOutcome> {
+  return countBatch(projectId, items, deps).then((counted) =>
+    commitBatch(projectId, counted, deps, batchKey),
+  );
+}
+
+/** A batch's records summed: what commitBatch needs, and none of the records. */
+interface CountedBatch {
+  tally: RollupTally;
+  unrecognized: UnrecognizedTally;
+  receivedAt: number;
+}
+
+async function countBatch(
+  projectId: string,
+  items: readonly unknown[],
+  deps: IngestDependencies,
+): Promise<CountedBatch> {
   checkRecordCount(items.length);
   const receivedAt = deps.now();
   const hasher = deps.visitorSalts === undefined ? null : await deps.visitorSalts.hasherAt(receivedAt);
@@ -107,7 +130,15 @@ export async function ingestBatch(
     }
   }
   if (deferred !== null) await deferred.replayInto(tally);
+  return { tally, unrecognized, receivedAt };
+}
 
+async function commitBatch(
+  projectId: string,
+  { tally, unrecognized, receivedAt }: CountedBatch,
+  deps: IngestDependencies,
+  batchKey: BatchKey | null,
+): Promise<IngestOutcome> {
   const { accepted, rejected, sums } = tally;
   rejected.sort((a, b) => a.index - b.index);
   const result = { accepted, dropped: tally.droppedCounts(), rejected };

@@ -17,7 +17,10 @@ export interface IngestServiceDependencies extends IngestDependencies {
 
 export interface IngestRequest {
   projectId: string;
-  /** The batch's records as parsed, each still unchecked. */
+  /**
+   * The batch's records as parsed, each still unchecked. Handed over: ingestEvents takes them
+   * (leaving none here) so that nothing keeps them while the batch waits for its commit.
+   */
   items: readonly unknown[];
   /** The request's Idempotency-Key, already checked; null when it has none. */
   idempotencyKey: string | null;
@@ -33,14 +36,16 @@ export async function ingestEvents(
   deps: IngestServiceDependencies,
   request: IngestRequest,
 ): Promise<IngestAnswer> {
-  const { projectId, items, idempotencyKey } = request;
+  // No local keeps the records: an async function's variables live until it returns, and
+  // records kept while the batch waits for its commit are copied by every scavenge meanwhile.
+  const { projectId, idempotencyKey } = request;
   const batchKey: BatchKey | null =
-    idempotencyKey === null ? null : { key: idempotencyKey, requestHash: requestHash(items) };
+    idempotencyKey === null ? null : { key: idempotencyKey, requestHash: requestHash(request.items) };
   if (batchKey !== null) {
     const stored = await storedAnswer(deps.db, projectId, batchKey);
     if (stored !== null) return { result: stored, replayed: true };
   }
-  const { result, submitted } = await ingestBatch(projectId, items, deps, batchKey);
+  const { result, submitted } = await ingestBatch(projectId, takeItems(request), deps, batchKey);
   if (submitted === 'duplicate') {
     // Another request with this key was committed first (sent while this one waited).
     const stored = await storedAnswer(deps.db, projectId, batchKey!);
@@ -52,6 +57,13 @@ export async function ingestEvents(
   }
   deps.onRecords?.({ ...result, rejected: result.rejected.length });
   return { result, replayed: false };
+}
+
+/** The request's records, taken out of it. */
+function takeItems(request: IngestRequest): readonly unknown[] {
+  const { items } = request;
+  request.items = [];
+  return items;
 }
 
 /**

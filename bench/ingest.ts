@@ -28,6 +28,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
@@ -71,14 +72,27 @@ const BODY_LIMIT = 1024 * 1024;
 
 // The batches and their --mix: bench/lib/ingest-bodies.ts.
 
-/** The load's result, and the main thread's CPU time (µs) while it ran: the server's. */
-function load(spec: LoadSpec): Promise<LoadResult & { serverCpuUs: number }> {
+// The main thread's garbage collection pauses (ms), summed: a share of its CPU the records'
+// garbage and survivors decide (docs/ingestion.md, seventh round). Only this thread's collections
+// are observed here, not the load generator's.
+let serverGcMs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) serverGcMs += entry.duration;
+}).observe({ entryTypes: ['gc'] });
+
+/** The load's result, and the main thread's CPU time (µs) and GC pauses (µs) while it ran: the server's. */
+function load(spec: LoadSpec): Promise<LoadResult & { serverCpuUs: number; serverGcUs: number }> {
   const before = process.threadCpuUsage();
+  const gcBefore = serverGcMs;
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./ingest-load.ts', import.meta.url), { workerData: spec });
     worker.once('message', (result: LoadResult) => {
       const after = process.threadCpuUsage();
-      resolve({ ...result, serverCpuUs: after.user + after.system - before.user - before.system });
+      resolve({
+        ...result,
+        serverCpuUs: after.user + after.system - before.user - before.system,
+        serverGcUs: (serverGcMs - gcBefore) * 1000,
+      });
       void worker.terminate();
     });
     worker.once('error', reject);
@@ -174,8 +188,8 @@ async function measure(db: Database, bodies: string[]) {
   const bare = await startBare();
   const ingest = await startIngest(db);
   const totals = {
-    bare: { events: 0, seconds: 0, requests: 0, cpuUs: 0, served: 0 },
-    ingest: { events: 0, seconds: 0, requests: 0, cpuUs: 0, served: 0 },
+    bare: { events: 0, seconds: 0, requests: 0, cpuUs: 0, gcUs: 0, served: 0 },
+    ingest: { events: 0, seconds: 0, requests: 0, cpuUs: 0, gcUs: 0, served: 0 },
   };
   const ratios: number[] = [];
   let notes = '';
@@ -194,6 +208,7 @@ async function measure(db: Database, bodies: string[]) {
         total.seconds += r.seconds;
         total.requests += r.requests;
         total.cpuUs += r.serverCpuUs;
+        total.gcUs += r.serverGcUs;
         total.served += r.servedEvents;
       }
       ratios.push(result.events / result.seconds / (baseline.events / baseline.seconds));
@@ -266,6 +281,11 @@ for (const engine of engines) {
     console.log(
       `${engine} server thread CPU per 1,000 events: bare ${bareCpu.toFixed(0)} µs, ingest ${ingestCpu.toFixed(0)} µs; ` +
         `ratio (bare / ingest) ${(bareCpu / ingestCpu).toFixed(2)}`,
+    );
+    const perThousand = (total: { gcUs: number; served: number }) =>
+      ((total.gcUs / total.served) * 1000).toFixed(0);
+    console.log(
+      `${engine} server thread GC pauses per 1,000 events: bare ${perThousand(totals.bare)} µs, ingest ${perThousand(totals.ingest)} µs`,
     );
     if (statementTimes !== null && engine === 'pglite')
       console.log(formatStatementTimes(statementTimes, stats.committedViews));

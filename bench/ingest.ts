@@ -18,7 +18,8 @@
 // servers run on the main thread and the load in a worker, so the main thread's own CPU time
 // (process.threadCpuUsage) over a load is what serving it cost: printed per 1,000 events for
 // each, with their ratio, which a busy machine disturbs far less than the rates (PGlite's
-// database work is in it; a PostgreSQL server's is not).
+// database work is in it; a PostgreSQL server's is not: where that server runs on this machine,
+// its processes' CPU per 1,000 events is printed too, bench/lib/postgres-cpu.ts).
 //
 // Run: node bench/ingest.ts [--engine postgres|pglite|both] [--mix docs|distinct|formats] [--seconds N]
 //      [--rounds N] [--connections N] [--commits N] [--statements]
@@ -46,6 +47,7 @@ import { createPostgresDatabase } from '../test/helpers/databases.ts';
 import type { LoadResult, LoadSpec } from './ingest-load.ts';
 import { makeIngestBodies } from './lib/ingest-bodies.ts';
 import { formatStatementTimes, timePgliteStatements } from './lib/pglite-statement-times.ts';
+import { type PostgresCpu, startPostgresCpu } from './lib/postgres-cpu.ts';
 import { countRollupWrites } from './lib/rollup-writes.ts';
 
 /** The benchmark's repositories are local: DOCWRIGHT_REPOSITORIES_ALLOW_PRIVATE=true. */
@@ -184,7 +186,7 @@ const unexpectedText = (result: LoadResult) =>
  * Bare and ingest take turns, ROUNDS times, so a slow spell of this shared machine falls on both
  * alike; the figure is the total of each over all rounds (the rounds' own ratios are printed too).
  */
-async function measure(db: Database, bodies: string[]) {
+async function measure(db: Database, bodies: string[], pgCpu: PostgresCpu | null) {
   const bare = await startBare();
   const ingest = await startIngest(db);
   const totals = {
@@ -198,7 +200,9 @@ async function measure(db: Database, bodies: string[]) {
       // Warm-up only in the first round: the servers stay up between rounds.
       const warm = round === 0 ? {} : { warmupMs: 300 };
       const baseline = await load({ ...bare.spec, ...warm, bodies });
+      await pgCpu?.sample();
       const result = await load({ ...ingest.spec, ...warm, bodies });
+      await pgCpu?.sample();
       notes += unexpectedText(baseline) + unexpectedText(result);
       for (const [total, r] of [
         [totals.bare, baseline],
@@ -217,6 +221,7 @@ async function measure(db: Database, bodies: string[]) {
     await bare.close();
   }
   const closed = await ingest.close();
+  await pgCpu?.sample();
   return { totals, ratios, notes, ...closed };
 }
 
@@ -254,9 +259,12 @@ for (const engine of engines) {
     await migrate(db);
     statementTimes?.clear();
     const { db: countedDb, writes } = countRollupWrites(db);
+    // PostgreSQL's processes, where they run on this machine (bench/lib/postgres-cpu.ts).
+    const pgCpu = engine === 'postgres' ? await startPostgresCpu(db) : null;
     const { totals, ratios, notes, stats, stored, stagedAtEnd, readMergeMs, closeMs } = await measure(
       countedDb,
       bodies,
+      pgCpu,
     );
     const baseRate = totals.bare.events / totals.bare.seconds;
     const rate = totals.ingest.events / totals.ingest.seconds;
@@ -287,6 +295,14 @@ for (const engine of engines) {
     console.log(
       `${engine} server thread GC pauses per 1,000 events: bare ${perThousand(totals.bare)} µs, ingest ${perThousand(totals.ingest)} µs`,
     );
+    // Over the whole run (the merges of bare rounds and the final merge too), per event committed.
+    if (pgCpu !== null) {
+      const per1000 = (us: number) => ((us / Math.max(1, stats.committedViews)) * 1000).toFixed(0);
+      console.log(
+        `${engine} PostgreSQL CPU per 1,000 events: its backends ${per1000(pgCpu.totals.backendsUs)} µs ` +
+          `(background processes ${per1000(pgCpu.totals.backgroundUs)} µs, shared with other databases)`,
+      );
+    }
     if (statementTimes !== null && engine === 'pglite')
       console.log(formatStatementTimes(statementTimes, stats.committedViews));
     figures.push(

@@ -1,7 +1,7 @@
 // PostgreSQL's own CPU over a bench run, where the server runs on this machine (Linux /proc): on
 // a 2-core machine its processes compete with the server thread and the load generator, so their
-// CPU per event weighs as much as the thread's. Sums utime + stime (/proc/<pid>/stat, in clock
-// ticks of 10 ms: Linux's USER_HZ is 100) of
+// CPU per event weighs as much as the thread's. Sums the CPU time (/proc/<pid>/schedstat's exact
+// nanoseconds; else /proc/<pid>/stat's utime + stime, in ticks of 10 ms) of
 // - the backends connected to the bench's own database (the group commits, merges, folds: a
 //   fresh database per run, so no other work is in them), counted from when first seen (a
 //   backend born during the run from its start) to when last seen: one that exits between two
@@ -22,15 +22,20 @@ export interface PostgresCpu {
   readonly totals: { backendsUs: number; backgroundUs: number };
 }
 
-/** utime + stime of a process in ticks, or null when it is gone or not visible. */
-function ticksOf(pid: number): number | null {
+/** A process's CPU time in µs, or null when it is gone or not visible. */
+export function cpuUsOf(pid: number): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may hold spaces: count fields after it.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    // Nanoseconds on a CPU, exact (the first field); not every kernel keeps schedstats.
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
   } catch {
-    return null;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // The command name (field 2) is in parentheses and may hold spaces: count fields after it.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+    } catch {
+      return null;
+    }
   }
 }
 
@@ -51,8 +56,8 @@ export async function startPostgresCpu(db: Queryable): Promise<PostgresCpu | nul
     );
   const initial = await list();
   for (const { pid, background } of initial) {
-    const ticks = ticksOf(pid);
-    if (ticks !== null) seen.set(pid, { background, first: ticks, last: ticks });
+    const us = cpuUsOf(pid);
+    if (us !== null) seen.set(pid, { background, first: us, last: us });
   }
   if (seen.size === 0) return null;
   const totals = { backendsUs: 0, backgroundUs: 0 };
@@ -60,17 +65,17 @@ export async function startPostgresCpu(db: Queryable): Promise<PostgresCpu | nul
     totals,
     async sample() {
       for (const { pid, background } of await list()) {
-        const ticks = ticksOf(pid);
-        if (ticks === null) continue;
+        const us = cpuUsOf(pid);
+        if (us === null) continue;
         const known = seen.get(pid);
         // A backend first seen now was born during the run: all of its CPU is the run's.
-        if (known === undefined) seen.set(pid, { background, first: 0, last: ticks });
-        else known.last = ticks;
+        if (known === undefined) seen.set(pid, { background, first: 0, last: us });
+        else known.last = us;
       }
       totals.backendsUs = 0;
       totals.backgroundUs = 0;
       for (const s of seen.values()) {
-        const us = ((s.last - s.first) * 1e6) / TICKS_PER_SECOND;
+        const us = s.last - s.first;
         if (s.background) totals.backgroundUs += us;
         else totals.backendsUs += us;
       }

@@ -4,8 +4,10 @@
 //
 // The reader understands the statements the migrations use: CREATE [UNLOGGED] TABLE, ALTER TABLE
 // (ADD / DROP / RENAME COLUMN, RENAME TO), DROP TABLE, CREATE [UNIQUE] INDEX, ALTER INDEX ...
-// RENAME TO, DROP INDEX. A statement it does not know leaves the schema as it was; a migration
-// using one that changes tables or columns would show as a difference, to be taught here.
+// RENAME TO, DROP INDEX, and the storage settings ALTER TABLE ... ALTER COLUMN ... SET STORAGE and
+// ALTER TABLE ... SET (storage parameters). A statement it does not know leaves the schema as it
+// was; a migration using one that changes tables or columns would show as a difference, to be
+// taught here.
 import type { Database } from '../../src/db/database.ts';
 import type { Migration } from '../../src/db/migrate.ts';
 
@@ -14,18 +16,30 @@ export interface SchemaShape {
   columns: string[];
   /** Indexes created by CREATE INDEX (not those behind PRIMARY KEY or UNIQUE constraints), sorted. */
   indexes: string[];
+  /**
+   * Storage settings other than the defaults, sorted: "table.column storage external" (a
+   * column's STORAGE unlike its type's) and "table fillfactor=80" (a table's parameters).
+   */
+  settings: string[];
 }
 
 /** What applying `migrations` in order declares. */
 export function declaredSchema(migrations: readonly Migration[]): SchemaShape {
   const tables = new Map<string, string[]>();
   const indexes = new Set<string>();
+  const settings: Settings = new Map();
   for (const migration of migrations) {
-    for (const statement of statements(migration.sql)) apply(statement, tables, indexes);
+    for (const statement of statements(migration.sql)) apply(statement, tables, indexes, settings);
   }
+  const columns = [...tables].flatMap(([table, columns]) => columns.map((c) => `${table}.${c}`));
   return {
-    columns: [...tables].flatMap(([table, columns]) => columns.map((c) => `${table}.${c}`)).sort(),
+    columns: columns.sort(),
     indexes: [...indexes].sort(),
+    // A setting of a column or table dropped since goes with it.
+    settings: [...settings.values()]
+      .filter(({ owner }) => columns.includes(owner) || tables.has(owner))
+      .map(({ text }) => text)
+      .sort(),
   };
 }
 
@@ -42,16 +56,32 @@ export async function actualSchema(db: Database): Promise<SchemaShape> {
       WHERE i.schemaname = 'public'
         AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conname = i.indexname)`,
   );
+  const storage = await db.query<{ name: string }>(
+    `SELECT c.relname || '.' || a.attname || ' storage ' ||
+            CASE a.attstorage WHEN 'p' THEN 'plain' WHEN 'e' THEN 'external' WHEN 'm' THEN 'main' ELSE 'extended' END AS name
+       FROM pg_attribute a
+       JOIN pg_class c ON c.oid = a.attrelid
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+       JOIN pg_type t ON t.oid = a.atttypid
+      WHERE n.nspname = 'public' AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+        AND a.attstorage <> t.typstorage`,
+  );
+  const options = await db.query<{ name: string }>(
+    `SELECT c.relname || ' ' || o AS name
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace, unnest(c.reloptions) o
+      WHERE n.nspname = 'public' AND c.relkind = 'r'`,
+  );
   return {
     columns: columns.map((r) => r.name).sort(),
     indexes: indexes.map((r) => r.name).sort(),
+    settings: [...storage, ...options].map((r) => r.name).sort(),
   };
 }
 
 /** What is in one shape and not the other, as readable lines (empty when they agree). */
 export function schemaDifferences(declared: SchemaShape, actual: SchemaShape): string[] {
   const lines: string[] = [];
-  for (const kind of ['columns', 'indexes'] as const) {
+  for (const kind of ['columns', 'indexes', 'settings'] as const) {
     const a = new Set(actual[kind]);
     const d = new Set(declared[kind]);
     for (const name of declared[kind]) if (!a.has(name)) lines.push(`missing ${kind.slice(0, -1)} ${name}`);
@@ -92,9 +122,17 @@ function statements(sql: string): string[] {
 }
 
 type Tables = Map<string, string[]>;
+/**
+ * Non-default storage settings by what they set ("table.column storage", "table fillfactor"): the
+ * column or table they belong to, and their text ("table.column storage external").
+ */
+type Settings = Map<string, { owner: string; text: string }>;
 
-/** Each statement the reader knows, and what it does to the tables and indexes. */
-const STATEMENTS: [RegExp, (m: RegExpExecArray, tables: Tables, indexes: Set<string>) => void][] = [
+/** Each statement the reader knows, and what it does to the tables, indexes and settings. */
+const STATEMENTS: [
+  RegExp,
+  (m: RegExpExecArray, tables: Tables, indexes: Set<string>, settings: Settings) => void,
+][] = [
   [
     /^create (?:unlogged )?table (?:if not exists )?(\w+) \((.*)\)$/,
     (m, tables) => {
@@ -106,9 +144,9 @@ const STATEMENTS: [RegExp, (m: RegExpExecArray, tables: Tables, indexes: Set<str
   ],
   [
     /^alter table (?:if exists )?(?:only )?(\w+) (.*)$/,
-    (m, tables) => {
+    (m, tables, _indexes, settings) => {
       let table = m[1]!;
-      for (const action of topLevelItems(m[2]!)) table = alterTable(tables, table, action);
+      for (const action of topLevelItems(m[2]!)) table = alterTable(tables, settings, table, action);
     },
   ],
   [
@@ -136,19 +174,33 @@ const STATEMENTS: [RegExp, (m: RegExpExecArray, tables: Tables, indexes: Set<str
   ],
 ];
 
-function apply(statement: string, tables: Tables, indexes: Set<string>): void {
+function apply(statement: string, tables: Tables, indexes: Set<string>, settings: Settings): void {
   for (const [pattern, effect] of STATEMENTS) {
     const match = pattern.exec(statement);
     if (match) {
-      effect(match, tables, indexes);
+      effect(match, tables, indexes, settings);
       return;
     }
   }
 }
 
 /** One action of ALTER TABLE; returns the table's name after it (RENAME TO changes it). */
-function alterTable(tables: Tables, table: string, action: string): string {
+function alterTable(tables: Tables, settings: Settings, table: string, action: string): string {
   const columns = tables.get(table) ?? [];
+  const storage = /^alter (?:column )?(\w+) set storage (\w+)$/.exec(action);
+  if (storage) {
+    const column = `${table}.${storage[1]}`;
+    settings.set(`${column} storage`, { owner: column, text: `${column} storage ${storage[2]}` });
+    return table;
+  }
+  const parameters = /^set \((.*)\)$/.exec(action);
+  if (parameters) {
+    for (const item of topLevelItems(parameters[1]!)) {
+      const [name, value] = item.split('=').map((part) => part.trim());
+      settings.set(`${table} ${name}`, { owner: table, text: `${table} ${name}=${value}` });
+    }
+    return table;
+  }
   const renameTable = /^rename to (\w+)$/.exec(action);
   if (renameTable) {
     tables.delete(table);

@@ -3,7 +3,7 @@
 -- keeps such an update on the row's own page (a HOT update: no new index entry, the old version
 -- pruned on a later visit) only where the page has free space; packed full, almost every update
 -- moved the row to another page and added an index entry. With a fifth of each page left free
--- most updates stay on the page: the hourly upsert's database CPU per row fell by about 45% in a
+-- most updates stay on the page: the hourly upsert's database CPU per row fell by about 40% in a
 -- benchmark of repeated 1,000-row upserts (docs/ingestion.md, "PostgreSQL's side"), and the heap
 -- stops growing with dead versions between vacuums. Past hours' rows are never updated and take
 -- a quarter more pages. Applies to pages filled from now on; existing pages are not rewritten.

@@ -119,6 +119,54 @@ await forEachBackend('staged page views', ({ db, backend }) => {
     }
   });
 
+  test("the merger vacuums ingest's tables every vacuumEvery merges, and a failed vacuum loses nothing", async () => {
+    // PGlite has no autovacuum: without this its staged tables would keep every payload ever
+    // staged (rollup-vacuum.ts). Run on both engines, so the statement is valid on both.
+    const vacuums: string[] = [];
+    let failVacuum = false;
+    const real = db();
+    const recording: Database = {
+      kind: real.kind,
+      query: (sql, params) => real.query(sql, params),
+      transaction: (fn) => real.transaction(fn),
+      listen: (channel, onNotify, options) => real.listen(channel, onNotify, options),
+      close: () => real.close(),
+      async exec(sql) {
+        if (sql.startsWith('VACUUM')) {
+          vacuums.push(sql);
+          if (failVacuum) throw new Error('injected vacuum failure');
+        }
+        await real.exec(sql);
+      },
+    };
+    const errors: string[] = [];
+    const log = { error: (_details: object, message: string) => void errors.push(message) };
+    const writer = new GroupCommitWriter(recording, { merger: { delayMs: 10, vacuumEvery: 2 } }, log);
+    const app = await ingestTestApp(recording, { writer });
+    try {
+      const seeded = await seedProject(real);
+      const post = async (path: string) => {
+        const res = await postRecords(app, seeded.project.id, seeded.ingestKey, [human(path)]);
+        assert.equal(res.statusCode, 202, res.body);
+        await until(() => writer.stats.stagedViews === 0, 'the merger to merge');
+      };
+      await post('/v1');
+      assert.deepEqual(vacuums, [], 'not after the first merge');
+      await post('/v2');
+      await until(() => vacuums.length === 1, 'a vacuum after the second merge');
+      assert.match(vacuums[0]!, /^VACUUM page_views_staged, visitor_ids_staged, page_views_hourly/);
+      failVacuum = true;
+      await post('/v3');
+      await post('/v4');
+      await until(() => errors.length === 1, 'the failed vacuum to be logged');
+      assert.match(errors[0]!, /vacuuming/);
+      assert.equal(await rolledUp(seeded.project.id), 4);
+      assert.equal(await stagedViews(), 0);
+    } finally {
+      await app.close();
+    }
+  });
+
   test('closing the app merges what is staged', async () => {
     const writer = new GroupCommitWriter(db(), NO_BACKGROUND_MERGE);
     const app = await ingestTestApp(db(), { writer });

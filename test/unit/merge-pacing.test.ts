@@ -35,3 +35,11 @@ test('on PGlite, where merges run on the server thread, the wait is nine times t
   // The caller's options still win.
   assert.equal(merger('pglite', { paceFactor: 4 }).paceFactor, 4);
 });
+
+test("PGlite, which has no autovacuum, vacuums ingest's tables every fourth merge; PostgreSQL never", () => {
+  const merger = (kind: Database['kind'], options = {}) =>
+    new StagedViewMerger({ kind } as Database, options).options;
+  assert.equal(merger('pglite').vacuumEvery, 4);
+  assert.equal(merger('postgres').vacuumEvery, 0);
+  assert.equal(merger('pglite', { vacuumEvery: 0 }).vacuumEvery, 0);
+});

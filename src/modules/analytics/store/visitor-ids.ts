@@ -8,6 +8,8 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../../../db/database.ts';
 import { StringFrontTable } from '../classification/string-front-table.ts';
+import { AddressIds } from './address-ids.ts';
+import { canonicalIpv4 } from './canonical-ipv4.ts';
 import { deleteSaltsBefore, insertSalt, selectSalt } from './visitor-queries.ts';
 import type { VisitorClass } from './visitor-sets.ts';
 
@@ -21,35 +23,42 @@ const MEMO_MAX_LENGTH = 256;
 const FRONT_SETS = 256;
 
 /**
- * One project's remembered ids. A human's id is found by user agent, then address: a user agent
- * fresh from JSON.parse has no hash yet, and a Map would hash all of its characters on every
- * view (the largest cost of a view's id when this was measured), so the front table finds it by
- * a sample of them and `===`. An AI agent with an address is found by the address alone.
+ * The remembered ids of one sender: a human user agent's (its addresses), or a project's AI
+ * agents' (theirs: an AI agent with an address is that address). Canonical IPv4 addresses are
+ * found by their number in the hasher's pair memo under this sender's number; any other address
+ * text (IPv6, other forms, none) by the text in `byText`.
+ */
+class SenderIds {
+  readonly number: number;
+  readonly byText = new Map<string, number>();
+
+  constructor(number: number) {
+    this.number = number;
+  }
+}
+
+/**
+ * One project's remembered ids. A human's sender is found by user agent: a user agent fresh from
+ * JSON.parse has no hash yet, and a Map would hash all of its characters on every view (the
+ * largest cost of a view's id when this was measured), so the front table finds it by a sample
+ * of them and `===`.
  */
 class ProjectIds {
-  readonly humansFront = new StringFrontTable<Map<string, number>>(FRONT_SETS);
-  readonly humans = new Map<string, Map<string, number>>();
+  readonly humansFront = new StringFrontTable<SenderIds>(FRONT_SETS);
+  readonly humans = new Map<string, SenderIds>();
   /**
-   * The same maps by an object that stands for one user agent string (the fast path's profile
+   * The same senders by an object that stands for one user agent string (the fast path's profile
    * of it): found by identity, without sampling the string again. Several objects may stand for
-   * one string over time (a profile dropped from its cache and made again); each shares the map.
+   * one string over time (a profile dropped from its cache and made again); each finds the same.
    */
-  readonly humansBySender = new Map<object, Map<string, number>>();
-  /** AI agents by address; those without one by user agent. */
-  readonly agents = new Map<string, number>();
+  readonly humansBySender = new Map<object, SenderIds>();
+  /** AI agents with an address. */
+  readonly agents: SenderIds;
+  /** AI agents without an address, by user agent. */
   readonly agentsWithoutAddress = new Map<string, number>();
 
-  /** The map of a human user agent's addresses, made empty when missing. */
-  humansOf(userAgent: string): Map<string, number> {
-    const inFront = this.humansFront.get(userAgent);
-    if (inFront !== undefined) return inFront;
-    let byAddress = this.humans.get(userAgent);
-    if (byAddress === undefined) {
-      byAddress = new Map();
-      this.humans.set(userAgent, byAddress);
-    }
-    this.humansFront.set(userAgent, byAddress);
-    return byAddress;
+  constructor(agents: SenderIds) {
+    this.agents = agents;
   }
 }
 
@@ -61,6 +70,9 @@ export class VisitorHasher {
   #projects = new Map<string, ProjectIds>();
   #lastProjectId: string | null = null;
   #lastProject: ProjectIds | null = null;
+  /** Ids of canonical IPv4 addresses by (sender number, address number). */
+  #byNumber = new AddressIds();
+  #senders = 0;
   #memoised = 0;
 
   constructor(salt: Uint8Array) {
@@ -86,49 +98,86 @@ export class VisitorHasher {
     if (address.length + (agent?.length ?? 0) > MEMO_MAX_LENGTH)
       return this.#hash(projectId, visitorClass, address, agent ?? '');
     // A request's views are all of one project: remembered.
-    let project: ProjectIds;
-    if (projectId === this.#lastProjectId) project = this.#lastProject!;
-    else {
-      let found = this.#projects.get(projectId);
-      if (found === undefined) {
-        found = new ProjectIds();
-        this.#projects.set(projectId, found);
-      }
-      project = found;
-      this.#lastProjectId = projectId;
-      this.#lastProject = found;
-    }
-    let memo: Map<string, number>;
-    let key: string;
-    if (agent === null) {
-      memo = project.agents;
-      key = address;
-    } else if (visitorClass === 'ai') {
-      memo = project.agentsWithoutAddress;
-      key = agent;
+    const project = projectId === this.#lastProjectId ? this.#lastProject! : this.#projectOf(projectId);
+    let ids: SenderIds;
+    if (agent === null) ids = project.agents;
+    else if (visitorClass === 'ai') {
+      const known = project.agentsWithoutAddress.get(agent);
+      if (known !== undefined) return known;
+      return this.#remember(project.agentsWithoutAddress, agent, projectId, visitorClass, address, agent);
     } else {
       const bySender = sender === undefined ? undefined : project.humansBySender.get(sender);
-      if (bySender !== undefined) memo = bySender;
+      if (bySender !== undefined) ids = bySender;
       else {
-        memo = project.humansOf(agent);
+        ids = this.#humanOf(project, agent);
         if (sender !== undefined) {
-          project.humansBySender.set(sender, memo);
+          project.humansBySender.set(sender, ids);
           // Counted as an id is, so these entries are bounded by MEMO_LIMIT too.
           this.#memoised++;
         }
       }
-      key = address;
     }
-    const known = memo.get(key);
-    if (known !== undefined) return known;
+    const number = canonicalIpv4(address);
+    if (number === -1) {
+      const known = ids.byText.get(address);
+      if (known !== undefined) return known;
+      return this.#remember(ids.byText, address, projectId, visitorClass, address, agent ?? '');
+    }
+    const known = this.#byNumber.get(ids.number, number);
+    if (known !== -1) return known;
     const id = this.#hash(projectId, visitorClass, address, agent ?? '');
-    if (++this.#memoised > MEMO_LIMIT) {
-      this.#projects = new Map();
-      this.#lastProjectId = null;
-      this.#lastProject = null;
-      this.#memoised = 0;
-    } else memo.set(key, id);
+    if (this.#counted()) this.#byNumber.set(ids.number, number, id);
     return id;
+  }
+
+  #projectOf(projectId: string): ProjectIds {
+    let found = this.#projects.get(projectId);
+    if (found === undefined) {
+      found = new ProjectIds(new SenderIds(this.#senders++));
+      this.#projects.set(projectId, found);
+    }
+    this.#lastProjectId = projectId;
+    this.#lastProject = found;
+    return found;
+  }
+
+  /** The sender of a human user agent, made when missing. */
+  #humanOf(project: ProjectIds, userAgent: string): SenderIds {
+    const inFront = project.humansFront.get(userAgent);
+    if (inFront !== undefined) return inFront;
+    let ids = project.humans.get(userAgent);
+    if (ids === undefined) {
+      ids = new SenderIds(this.#senders++);
+      project.humans.set(userAgent, ids);
+    }
+    project.humansFront.set(userAgent, ids);
+    return ids;
+  }
+
+  /** Hashes a sender not remembered and remembers it under `key` in `memo`. */
+  #remember(
+    memo: Map<string, number>,
+    key: string,
+    projectId: string,
+    visitorClass: VisitorClass,
+    address: string,
+    agent: string,
+  ): number {
+    const id = this.#hash(projectId, visitorClass, address, agent);
+    if (this.#counted()) memo.set(key, id);
+    return id;
+  }
+
+  /** Counts one more remembered id; false (and the memo emptied) past MEMO_LIMIT. */
+  #counted(): boolean {
+    if (++this.#memoised <= MEMO_LIMIT) return true;
+    this.#projects = new Map();
+    this.#lastProjectId = null;
+    this.#lastProject = null;
+    this.#byNumber = new AddressIds();
+    this.#senders = 0;
+    this.#memoised = 0;
+    return false;
   }
 
   #hash(projectId: string, visitorClass: VisitorClass, address: string, agent: string): number {

@@ -73,30 +73,37 @@ function slotOf(key: number, id: number, mask: number): number {
   return ((id >>> 0) ^ Math.imul(key, 0x9e3779b1)) & mask;
 }
 
-type KeysByClass = Map<VisitorClass, Map<string, number>>;
+/** A path's key numbers in one (project, hour), per class; -1 while it has none. */
+class PathKeys {
+  human = -1;
+  ai = -1;
+}
 
 export class CommittedVisitors {
-  /** The key number of each (project, hour, class, path) with remembered ids. */
-  #keys = new ProjectHours<KeysByClass>(() => new Map());
+  /**
+   * The key number of each (project, hour, path, class) with remembered ids: one Map lookup by
+   * the path (a string the page cache holds, its hash kept), then a field by class.
+   */
+  #keys = new ProjectHours<Map<string, PathKeys>>(() => new Map());
   #nextKey = 0;
   #pairs = new PairTable();
   #ids = 0;
 
   /** True when this id was committed for this key (ingest then leaves it out of its sums). */
   has(projectId: string, hourSeconds: number, visitorClass: VisitorClass, path: string, id: number): boolean {
-    const key = this.#keys.find(projectId, hourSeconds)?.get(visitorClass)?.get(path);
-    return key !== undefined && this.#pairs.has(key, id);
+    const keys = this.#keys.find(projectId, hourSeconds)?.get(path);
+    if (keys === undefined) return false;
+    const key = visitorClass === 'human' ? keys.human : keys.ai;
+    return key !== -1 && this.#pairs.has(key, id);
   }
 
   /** The ids of sets not committed before, each once (parts of sets merged into one set per key). */
   unseen(sets: VisitorSets): VisitorSets {
     const fresh = new VisitorSets();
-    for (const set of sets.entries()) {
-      const key = this.#keys.find(set.projectId, set.hourSeconds)?.get(set.visitorClass)?.get(set.path);
+    for (const set of sets.entries())
       for (const id of set.ids)
-        if (key === undefined || !this.#pairs.has(key, id))
+        if (!this.has(set.projectId, set.hourSeconds, set.visitorClass, set.path, id))
           fresh.add(set.projectId, set.hourSeconds, set.visitorClass, set.path, id);
-    }
     return fresh;
   }
 
@@ -104,7 +111,7 @@ export class CommittedVisitors {
   committed(fresh: VisitorSets): void {
     for (const set of fresh.entries()) {
       if (this.#ids + set.ids.size > MEMO_LIMIT) {
-        this.#keys = new ProjectHours<KeysByClass>(() => new Map());
+        this.#keys = new ProjectHours<Map<string, PathKeys>>(() => new Map());
         this.#nextKey = 0;
         this.#pairs = new PairTable();
         this.#ids = 0;
@@ -115,17 +122,17 @@ export class CommittedVisitors {
   }
 
   #keyOf(projectId: string, hourSeconds: number, visitorClass: VisitorClass, path: string): number {
-    const byClass = this.#keys.get(projectId, hourSeconds);
-    let byPath = byClass.get(visitorClass);
-    if (byPath === undefined) {
-      byPath = new Map();
-      byClass.set(visitorClass, byPath);
+    const byPath = this.#keys.get(projectId, hourSeconds);
+    let keys = byPath.get(path);
+    if (keys === undefined) {
+      keys = new PathKeys();
+      byPath.set(path, keys);
     }
-    let key = byPath.get(path);
-    if (key === undefined) {
-      key = this.#nextKey++;
-      byPath.set(path, key);
+    if (visitorClass === 'human') {
+      if (keys.human === -1) keys.human = this.#nextKey++;
+      return keys.human;
     }
-    return key;
+    if (keys.ai === -1) keys.ai = this.#nextKey++;
+    return keys.ai;
   }
 }

@@ -155,7 +155,7 @@ export class GroupCommitWriter {
   }
 
   /** The visitor ids this writer has staged: ingest leaves them out of its sums at once. */
-  get committedVisitors(): Pick<CommittedVisitors, 'has'> {
+  get committedVisitors(): Pick<CommittedVisitors, 'has' | 'hasNumbered' | 'rememberNumbered'> {
     return this.#committedVisitors;
   }
 

@@ -19,6 +19,9 @@ import {
 } from '../store/index.ts';
 import type { RecordRejectionCode } from './record-validation.ts';
 
+/** What ingest asks the writer's memo of staged visitor ids (visitor-memo.ts). */
+export type StagedIdCheck = Pick<CommittedVisitors, 'has' | 'hasNumbered' | 'rememberNumbered'>;
+
 /** Receives one outcome per record, in batch order. */
 export interface OutcomeSink {
   /**
@@ -92,7 +95,7 @@ export class RollupTally implements OutcomeSink {
   readonly #projectId: string;
   readonly #visitors: VisitorHasher | null;
   readonly #referrers: AiReferrers | null;
-  readonly #committedVisitors: Pick<CommittedVisitors, 'has'> | null;
+  readonly #committedVisitors: StagedIdCheck | null;
   /**
    * The sums' paths map of each view kind, per hour (in seconds), the last hour's kept at hand.
    * The fast path hands one shared ViewKind object for all views of a user agent's kind, so one
@@ -108,7 +111,7 @@ export class RollupTally implements OutcomeSink {
     projectId: string,
     visitors: VisitorHasher | null = null,
     referrers: AiReferrers | null = null,
-    committedVisitors: Pick<CommittedVisitors, 'has'> | null = null,
+    committedVisitors: StagedIdCheck | null = null,
   ) {
     this.#committedVisitors = committedVisitors;
     this.#projectId = projectId;
@@ -173,12 +176,52 @@ export class RollupTally implements OutcomeSink {
       if (assistant !== null) this.sums.referrals.add(this.#projectId, hourSeconds, assistant.name, path, 1);
     }
     if (this.#visitors === null || visitorClass === 'bot') return;
-    const id = this.#visitors.id(this.#projectId, visitorClass, ip, userAgent, sender);
+    this.#visitor(hourSeconds, visitorClass, path, ip, userAgent, sender);
+  }
+
+  /** Adds the view's visitor id to the sums, unless the writer has staged it for this key already. */
+  #visitor(
+    hourSeconds: number,
+    visitorClass: 'human' | 'ai',
+    path: string,
+    ip: string | undefined,
+    userAgent: string | undefined,
+    sender: object | undefined,
+  ): void {
+    const hasher = this.#visitors!;
+    const committed = this.#committedVisitors;
+    const projectId = this.#projectId;
+    // A canonical IPv4 address and its sender's number stand for the visitor: most views are of
+    // readers whose id the writer staged for this page and hour already, found by these numbers
+    // alone, without the id (visitor-memo.ts, numbered-visits.ts).
+    const address = committed === null || ip === undefined ? -1 : hasher.addressNumber(ip);
+    if (address !== -1) {
+      const generation = hasher.generation;
+      const number = hasher.senderNumber(projectId, visitorClass, ip!, userAgent, sender);
+      if (number !== -1) {
+        if (committed!.hasNumbered(projectId, hourSeconds, visitorClass, path, generation, number, address))
+          return;
+        const id = hasher.numberedId(projectId, visitorClass, ip!, userAgent, number, address);
+        if (committed!.has(projectId, hourSeconds, visitorClass, path, id))
+          committed!.rememberNumbered(
+            projectId,
+            hourSeconds,
+            visitorClass,
+            path,
+            generation,
+            number,
+            address,
+          );
+        else this.sums.visitors.add(projectId, hourSeconds, visitorClass, path, id);
+        return;
+      }
+    }
+    const id = hasher.id(projectId, visitorClass, ip, userAgent, sender);
     if (id === null) return;
     // An id the writer has staged for this page and hour already would be left out at the commit
     // (visitor-memo.ts): leaving it out here spares carrying it there.
-    if (this.#committedVisitors?.has(this.#projectId, hourSeconds, visitorClass, path, id)) return;
-    this.sums.visitors.add(this.#projectId, hourSeconds, visitorClass, path, id);
+    if (committed?.has(projectId, hourSeconds, visitorClass, path, id)) return;
+    this.sums.visitors.add(projectId, hourSeconds, visitorClass, path, id);
   }
 
   #pathsOf(hourSeconds: number, kind: ViewKind): ByPath {

@@ -74,9 +74,18 @@ export class VisitorHasher {
   #byNumber = new AddressIds();
   #senders = 0;
   #memoised = 0;
+  #generation = {};
 
   constructor(salt: Uint8Array) {
     this.#prefix = Buffer.from(salt).toString('hex');
+  }
+
+  /**
+   * Stands for this hasher's sender numbers (senderNumber()) while they keep their meaning: a new
+   * object whenever the memo starts over.
+   */
+  get generation(): object {
+    return this.#generation;
   }
 
   /**
@@ -105,28 +114,53 @@ export class VisitorHasher {
       const known = project.agentsWithoutAddress.get(agent);
       if (known !== undefined) return known;
       return this.#remember(project.agentsWithoutAddress, agent, projectId, visitorClass, address, agent);
-    } else {
-      const bySender = sender === undefined ? undefined : project.humansBySender.get(sender);
-      if (bySender !== undefined) ids = bySender;
-      else {
-        ids = this.#humanOf(project, agent);
-        if (sender !== undefined) {
-          project.humansBySender.set(sender, ids);
-          // Counted as an id is, so these entries are bounded by MEMO_LIMIT too.
-          this.#memoised++;
-        }
-      }
-    }
+    } else ids = this.#humanOf(project, agent, sender);
     const number = canonicalIpv4(address);
     if (number === -1) {
       const known = ids.byText.get(address);
       if (known !== undefined) return known;
       return this.#remember(ids.byText, address, projectId, visitorClass, address, agent ?? '');
     }
-    const known = this.#byNumber.get(ids.number, number);
+    return this.numberedId(projectId, visitorClass, address, userAgent, ids.number, number);
+  }
+
+  /** The number of a canonical IPv4 address (canonical-ipv4.ts); -1 for any other text. */
+  addressNumber(ip: string): number {
+    return canonicalIpv4(ip);
+  }
+
+  /**
+   * For a view from `ip`, a canonical IPv4 address (addressNumber() is not -1): the number of
+   * its sender (a human user agent, or the project's AI agents), of this generation; -1 when its
+   * id is not found by numbers (id() finds it). With the address's number it stands for the
+   * visitor: the same numbers, the same id, while the generation lasts.
+   */
+  senderNumber(
+    projectId: string,
+    visitorClass: VisitorClass,
+    ip: string,
+    userAgent: string | undefined,
+    sender?: object,
+  ): number {
+    const agent = visitorClass === 'ai' ? null : (userAgent ?? '');
+    if (ip.length + (agent?.length ?? 0) > MEMO_MAX_LENGTH) return -1;
+    const project = projectId === this.#lastProjectId ? this.#lastProject! : this.#projectOf(projectId);
+    return agent === null ? project.agents.number : this.#humanOf(project, agent, sender).number;
+  }
+
+  /** The id of a view whose sender has `senderNumber` (senderNumber()) and address `address` (its number). */
+  numberedId(
+    projectId: string,
+    visitorClass: VisitorClass,
+    ip: string,
+    userAgent: string | undefined,
+    senderNumber: number,
+    address: number,
+  ): number {
+    const known = this.#byNumber.get(senderNumber, address);
     if (known !== -1) return known;
-    const id = this.#hash(projectId, visitorClass, address, agent ?? '');
-    if (this.#counted()) this.#byNumber.set(ids.number, number, id);
+    const id = this.#hash(projectId, visitorClass, ip, visitorClass === 'ai' ? '' : (userAgent ?? ''));
+    if (this.#counted()) this.#byNumber.set(senderNumber, address, id);
     return id;
   }
 
@@ -141,16 +175,26 @@ export class VisitorHasher {
     return found;
   }
 
-  /** The sender of a human user agent, made when missing. */
-  #humanOf(project: ProjectIds, userAgent: string): SenderIds {
-    const inFront = project.humansFront.get(userAgent);
-    if (inFront !== undefined) return inFront;
-    let ids = project.humans.get(userAgent);
-    if (ids === undefined) {
-      ids = new SenderIds(this.#senders++);
-      project.humans.set(userAgent, ids);
+  /** The sender of a human user agent, made when missing; `sender` stands for it (id()). */
+  #humanOf(project: ProjectIds, userAgent: string, sender: object | undefined): SenderIds {
+    if (sender !== undefined) {
+      const bySender = project.humansBySender.get(sender);
+      if (bySender !== undefined) return bySender;
     }
-    project.humansFront.set(userAgent, ids);
+    let ids = project.humansFront.get(userAgent);
+    if (ids === undefined) {
+      ids = project.humans.get(userAgent);
+      if (ids === undefined) {
+        ids = new SenderIds(this.#senders++);
+        project.humans.set(userAgent, ids);
+      }
+      project.humansFront.set(userAgent, ids);
+    }
+    if (sender !== undefined) {
+      project.humansBySender.set(sender, ids);
+      // Counted as an id is, so these entries are bounded by MEMO_LIMIT too.
+      this.#memoised++;
+    }
     return ids;
   }
 
@@ -176,6 +220,7 @@ export class VisitorHasher {
     this.#lastProject = null;
     this.#byNumber = new AddressIds();
     this.#senders = 0;
+    this.#generation = {};
     this.#memoised = 0;
     return false;
   }

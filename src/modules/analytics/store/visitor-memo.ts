@@ -10,6 +10,7 @@
 // a small key number, and the (key, id) pairs live in one open-addressing table of typed arrays
 // (ids are 53-bit integers, exact in a Float64Array). A Set of ids per key cost about twice as
 // much per lookup (every id a heap number, three dependent loads per probe; bench/ingest-cpu.ts).
+import { NumberedVisits } from './numbered-visits.ts';
 import { ProjectHours } from './project-hours.ts';
 import { type VisitorClass, VisitorSets } from './visitor-sets.ts';
 
@@ -73,28 +74,68 @@ function slotOf(key: number, id: number, mask: number): number {
   return ((id >>> 0) ^ Math.imul(key, 0x9e3779b1)) & mask;
 }
 
-/** A path's key numbers in one (project, hour), per class; -1 while it has none. */
-class PathKeys {
-  human = -1;
-  ai = -1;
-}
-
 export class CommittedVisitors {
   /**
-   * The key number of each (project, hour, path, class) with remembered ids: one Map lookup by
-   * the path (a string the page cache holds, its hash kept), then a field by class.
+   * The number of each (project, hour, path) with remembered ids, found by one Map lookup by the
+   * path (a string the page cache holds, its hash kept); a key's number is twice its path's, plus
+   * one for AI agents (keyNumberOf()).
    */
-  #keys = new ProjectHours<Map<string, PathKeys>>(() => new Map());
-  #nextKey = 0;
+  #paths = new ProjectHours<Map<string, number>>(() => new Map());
+  #nextPath = 0;
   #pairs = new PairTable();
   #ids = 0;
+  /**
+   * Views whose id was found committed, by the numbers of the hasher that found them
+   * (NumberedVisits); `#generation` is that hasher's (VisitorHasher.generation): its sender
+   * numbers mean nothing to another one.
+   */
+  #numbered = new NumberedVisits();
+  #generation: object | null = null;
 
   /** True when this id was committed for this key (ingest then leaves it out of its sums). */
   has(projectId: string, hourSeconds: number, visitorClass: VisitorClass, path: string, id: number): boolean {
-    const keys = this.#keys.find(projectId, hourSeconds)?.get(path);
-    if (keys === undefined) return false;
-    const key = visitorClass === 'human' ? keys.human : keys.ai;
+    const key = this.#keyNumber(projectId, hourSeconds, visitorClass, path);
     return key !== -1 && this.#pairs.has(key, id);
+  }
+
+  /**
+   * True when the visitor of (sender, address), numbers of the hasher generation `generation`,
+   * was remembered by rememberNumbered() for this key: its id was committed, and need not be
+   * looked up. False says nothing: has() decides.
+   */
+  hasNumbered(
+    projectId: string,
+    hourSeconds: number,
+    visitorClass: VisitorClass,
+    path: string,
+    generation: object,
+    sender: number,
+    address: number,
+  ): boolean {
+    if (generation !== this.#generation) {
+      // Another day's hasher, or its memo started over: numbers of the last one are forgotten.
+      if (this.#numbered.size > 0) this.#numbered = new NumberedVisits();
+      this.#generation = generation;
+      return false;
+    }
+    const key = this.#keyNumber(projectId, hourSeconds, visitorClass, path);
+    return key !== -1 && this.#numbered.has(key, sender, address);
+  }
+
+  /** Remembers for hasNumbered() a visitor whose id has() found committed for this key. */
+  rememberNumbered(
+    projectId: string,
+    hourSeconds: number,
+    visitorClass: VisitorClass,
+    path: string,
+    generation: object,
+    sender: number,
+    address: number,
+  ): void {
+    if (generation !== this.#generation) return;
+    const key = this.#keyNumber(projectId, hourSeconds, visitorClass, path);
+    // As many as the ids they stand for (one id per sender and address): bounded by MEMO_LIMIT.
+    if (key !== -1 && this.#numbered.size < MEMO_LIMIT) this.#numbered.add(key, sender, address);
   }
 
   /** The ids of sets not committed before, each once (parts of sets merged into one set per key). */
@@ -111,28 +152,35 @@ export class CommittedVisitors {
   committed(fresh: VisitorSets): void {
     for (const set of fresh.entries()) {
       if (this.#ids + set.ids.size > MEMO_LIMIT) {
-        this.#keys = new ProjectHours<Map<string, PathKeys>>(() => new Map());
-        this.#nextKey = 0;
+        // Key numbers start over: the numbered visits made of them go too.
+        this.#paths = new ProjectHours<Map<string, number>>(() => new Map());
+        this.#nextPath = 0;
         this.#pairs = new PairTable();
         this.#ids = 0;
+        this.#numbered = new NumberedVisits();
       }
       const key = this.#keyOf(set.projectId, set.hourSeconds, set.visitorClass, set.path);
       for (const id of set.ids) if (this.#pairs.add(key, id)) this.#ids++;
     }
   }
 
-  #keyOf(projectId: string, hourSeconds: number, visitorClass: VisitorClass, path: string): number {
-    const byPath = this.#keys.get(projectId, hourSeconds);
-    let keys = byPath.get(path);
-    if (keys === undefined) {
-      keys = new PathKeys();
-      byPath.set(path, keys);
-    }
-    if (visitorClass === 'human') {
-      if (keys.human === -1) keys.human = this.#nextKey++;
-      return keys.human;
-    }
-    if (keys.ai === -1) keys.ai = this.#nextKey++;
-    return keys.ai;
+  /** The key's number; -1 when it has none. */
+  #keyNumber(projectId: string, hourSeconds: number, visitorClass: VisitorClass, path: string): number {
+    const number = this.#paths.find(projectId, hourSeconds)?.get(path);
+    return number === undefined ? -1 : keyNumberOf(number, visitorClass);
   }
+
+  #keyOf(projectId: string, hourSeconds: number, visitorClass: VisitorClass, path: string): number {
+    const byPath = this.#paths.get(projectId, hourSeconds);
+    let number = byPath.get(path);
+    if (number === undefined) {
+      number = this.#nextPath++;
+      byPath.set(path, number);
+    }
+    return keyNumberOf(number, visitorClass);
+  }
+}
+
+function keyNumberOf(pathNumber: number, visitorClass: VisitorClass): number {
+  return pathNumber * 2 + (visitorClass === 'human' ? 0 : 1);
 }

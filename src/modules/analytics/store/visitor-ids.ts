@@ -19,6 +19,11 @@ const DAY_MS = 86_400_000;
  * tens of MB at most, whatever senders claim. */
 const MEMO_LIMIT = 100_000;
 const MEMO_MAX_LENGTH = 256;
+/**
+ * Sender numbers found by number below this: (sender + 1) × 2^32 + address stays exact in a
+ * double (address-ids.ts, numbered-visits.ts). Far above what MEMO_LIMIT lets one generation make.
+ */
+const NUMBERED_SENDERS = 2 ** 20;
 /** Sets of four user agents each in front of a project's memo (string-front-table.ts): 16 KiB. */
 const FRONT_SETS = 256;
 
@@ -115,7 +120,7 @@ export class VisitorHasher {
       if (known !== undefined) return known;
       return this.#remember(project.agentsWithoutAddress, agent, projectId, visitorClass, address, agent);
     } else ids = this.#humanOf(project, agent, sender);
-    const number = canonicalIpv4(address);
+    const number = ids.number < NUMBERED_SENDERS ? canonicalIpv4(address) : -1;
     if (number === -1) {
       const known = ids.byText.get(address);
       if (known !== undefined) return known;
@@ -145,7 +150,8 @@ export class VisitorHasher {
     const agent = visitorClass === 'ai' ? null : (userAgent ?? '');
     if (ip.length + (agent?.length ?? 0) > MEMO_MAX_LENGTH) return -1;
     const project = projectId === this.#lastProjectId ? this.#lastProject! : this.#projectOf(projectId);
-    return agent === null ? project.agents.number : this.#humanOf(project, agent, sender).number;
+    const number = agent === null ? project.agents.number : this.#humanOf(project, agent, sender).number;
+    return number < NUMBERED_SENDERS ? number : -1;
   }
 
   /** The id of a view whose sender has `senderNumber` (senderNumber()) and address `address` (its number). */

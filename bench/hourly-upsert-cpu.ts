@@ -4,7 +4,8 @@
 // /proc/<pid>/schedstat around each (the server must run on this machine). Prints the median and
 // mean of the rounds after five of warm-up, and how many updates were HOT and how large each heap
 // grew. The forms: the merge's `INSERT ... ON CONFLICT DO UPDATE` (store/queries.ts) and an
-// `UPDATE ... FROM unnest(...)` of the same keys.
+// `UPDATE ... FROM unnest(...)` of the same keys, the same with the rows locked first in the
+// batch's order (locked), and the update followed by an insert of the keys it missed (split).
 //
 // Run: node bench/hourly-upsert-cpu.ts [--fillfactors 100,80] [--rounds 30]
 import { parseArgs } from 'node:util';
@@ -50,6 +51,29 @@ const update = (t: string) =>
   `UPDATE ${t} t SET views = t.views + u.v FROM ${UNNEST} u(p, h, path, c, a, ver, v)
     WHERE t.project_id = u.p AND t.hour = u.h AND t.path = u.path AND t.traffic_class = u.c AND t.agent = u.a AND t.verification = u.ver`;
 
+// The update with its rows locked first in the batch's (sorted) order: what keeps concurrent
+// writers' lock order one global order, as the upsert's does.
+const lockedUpdate = (t: string) =>
+  `WITH locked AS (
+     SELECT 1 FROM ${t} t JOIN ${UNNEST} WITH ORDINALITY u(p, h, path, c, a, ver, v, n)
+       ON t.project_id = u.p AND t.hour = u.h AND t.path = u.path AND t.traffic_class = u.c AND t.agent = u.a AND t.verification = u.ver
+      ORDER BY u.n FOR UPDATE OF t)
+   UPDATE ${t} t SET views = t.views + u.v FROM ${UNNEST} u(p, h, path, c, a, ver, v)
+    WHERE t.project_id = u.p AND t.hour = u.h AND t.path = u.path AND t.traffic_class = u.c AND t.agent = u.a AND t.verification = u.ver
+      AND (SELECT count(*) FROM locked) >= 0`;
+
+// The update of the keys that exist, then an insert of only the others, in one statement: what
+// would replace the upsert (the insert keeps ON CONFLICT for a key another writer adds meanwhile).
+const U = `${UNNEST} WITH ORDINALITY u(p, h, path, c, a, ver, v, n)`;
+const split = (t: string) =>
+  `WITH updated AS (
+     UPDATE ${t} t SET views = t.views + u.v FROM ${U}
+      WHERE t.project_id = u.p AND t.hour = u.h AND t.path = u.path AND t.traffic_class = u.c AND t.agent = u.a AND t.verification = u.ver
+     RETURNING u.n)
+   INSERT INTO ${t} (project_id, hour, path, traffic_class, agent, verification, views)
+   SELECT u.p, u.h, u.path, u.c, u.a, u.ver, u.v FROM ${U} WHERE NOT EXISTS (SELECT 1 FROM updated d WHERE d.n = u.n)
+   ON CONFLICT (project_id, hour, path, traffic_class, agent, verification) DO UPDATE SET views = ${t}.views + EXCLUDED.views`;
+
 const created = await createPostgresDatabase();
 const client = new pg.Client({ connectionString: created.url });
 await client.connect();
@@ -62,6 +86,8 @@ try {
     for (const [form, sql] of [
       ['upsert', upsert],
       ['update', update],
+      ['locked', lockedUpdate],
+      ['split', split],
     ] as const) {
       const table = `hourly_${form}_${fillfactor}`;
       // page_views_hourly's columns, checks and key (migration 0001), without the foreign key.

@@ -19,10 +19,18 @@ export async function ingestTestApp(db: Database, ingest: IngestRouteOptions = {
 }
 
 /**
- * The real database, with a hand on transactions: hold() makes the next transactions wait
- * (before they begin, so the engine stays free for other queries) until released;
- * failNextCommit() lets the next transaction run its statements and then throw, so the engine
- * really rolls them back.
+ * A statement that commits on its own: a group commit without Idempotency-Keys stages its views
+ * in one statement outside any transaction (group-commit.ts). Other standalone statements (key
+ * lookups, reads) are never held or failed.
+ */
+const COMMITTING_STATEMENT = /^\s*WITH visitor_ids AS \(\s*INSERT INTO visitor_ids_staged/;
+
+/**
+ * The real database, with a hand on commits: each transaction, and each statement that commits
+ * on its own (the group commit's staging statement, COMMITTING_STATEMENT). hold() makes the next
+ * ones wait (before they begin, so the engine stays free for other queries) until released;
+ * failNextCommit() lets the next one run its statements and then throw, so the engine really
+ * rolls them back.
  */
 export function controllableDatabase(real: Database) {
   let gate: Promise<void> | null = null;
@@ -30,21 +38,34 @@ export function controllableDatabase(real: Database) {
   let failures = 0;
   let atGate = 0;
   let passes = 0;
+  /** Waits at the gate if one is up; true when this commit is to fail. */
+  const beforeCommit = async (): Promise<boolean> => {
+    if (gate !== null && passes > 0) passes--;
+    else if (gate !== null) {
+      atGate++;
+      await gate;
+      atGate--;
+    }
+    if (failures === 0) return false;
+    failures--;
+    return true;
+  };
   const db: Database = {
     kind: real.kind,
-    query: (sql, params) => real.query(sql, params),
+    async query(sql, params) {
+      if (!COMMITTING_STATEMENT.test(sql)) return real.query(sql, params);
+      if (!(await beforeCommit())) return real.query(sql, params);
+      // The statement really runs, then is rolled back: as if it failed at its commit.
+      return real.transaction(async (tx) => {
+        await tx.query(sql, params);
+        throw new Error('injected failure at commit');
+      });
+    },
     exec: (sql) => real.exec(sql),
     listen: (channel, onNotify) => real.listen(channel, onNotify),
     close: () => real.close(),
     async transaction(fn) {
-      if (gate !== null && passes > 0) passes--;
-      else if (gate !== null) {
-        atGate++;
-        await gate;
-        atGate--;
-      }
-      if (failures > 0) {
-        failures--;
+      if (await beforeCommit()) {
         return real.transaction(async (tx) => {
           await fn(tx);
           throw new Error('injected failure at commit');

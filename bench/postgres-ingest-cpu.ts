@@ -61,7 +61,8 @@ try {
   // Each request's sums, as ingestBatch hands them to the writer.
   const requestSums: ViewSums[] = [];
   const writer = {
-    committedVisitors: { has: () => false },
+    // A memo nothing is ever committed to: no request leaves an id out (the replay stages them).
+    committedVisitors: new CommittedVisitors(),
     async submit(sums: ViewSums) {
       requestSums.push(sums);
       return 'committed' as const;

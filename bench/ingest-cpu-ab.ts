@@ -6,14 +6,15 @@
 // checkout tends to fare slightly worse.
 //
 // Each checkout is imported from its own path (its own module instances, caches and memos), with
-// the writer stand-in of bench/ingest-cpu.ts and the same bodies (docs mix, 40 batches of 500).
+// the writer stand-in of bench/ingest-cpu.ts (bench/lib/ingest-stand-in.ts, built of the
+// checkout's own classes) and the same bodies (docs mix, 40 batches of 500).
 // A round parses every body (not timed) and times ingestBatch's thread CPU over them.
 //
 // Run: node bench/ingest-cpu-ab.ts /path/to/checkout-a /path/to/checkout-b [--rounds N]
 
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { makeIngestBodies } from './lib/ingest-bodies.ts';
+import { standInIngestDeps } from './lib/ingest-stand-in.ts';
 
 const { values: args, positionals: checkouts } = parseArgs({
   allowPositionals: true,
@@ -33,25 +34,14 @@ interface Side {
 
 async function sideOf(checkout: string): Promise<Side> {
   const analytics = `${checkout}/src/modules/analytics`;
-  const { createClassificationContext } = await import(`${analytics}/classification/context.ts`);
   const { ingestBatch } = await import(`${analytics}/ingest/ingest-batch.ts`);
-  const { CommittedVisitors } = await import(`${analytics}/store/index.ts`);
-  const { VisitorHasher } = await import(`${analytics}/store/visitor-ids.ts`);
-  const committedVisitors = new CommittedVisitors();
-  const writer = {
-    committedVisitors,
-    async submit(sums: { visitors: unknown }) {
-      committedVisitors.committed(committedVisitors.unseen(sums.visitors));
-      return 'committed';
-    },
-  };
-  const hasher = new VisitorHasher(randomBytes(32));
-  const deps = {
-    writer,
-    classification: createClassificationContext(),
-    now: Date.now,
-    visitorSalts: { hasherAt: async () => hasher },
-  };
+  // Imported by path, untyped: the stand-in is checked against this checkout's ingest only.
+  const deps = standInIngestDeps({
+    createClassificationContext: (await import(`${analytics}/classification/context.ts`))
+      .createClassificationContext,
+    CommittedVisitors: (await import(`${analytics}/store/index.ts`)).CommittedVisitors,
+    VisitorHasher: (await import(`${analytics}/store/visitor-ids.ts`)).VisitorHasher,
+  });
   return { checkout, run: (items) => ingestBatch('bench-project', items, deps), cpu: [] };
 }
 

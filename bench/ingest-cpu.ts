@@ -13,15 +13,14 @@
 //
 // Run: node bench/ingest-cpu.ts [--seconds N]   (prints one `figure:` line)
 
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createClassificationContext } from '../src/modules/analytics/classification/context.ts';
-import type { GroupCommitWriter } from '../src/modules/analytics/ingest/group-commit.ts';
 import { ingestBatch } from '../src/modules/analytics/ingest/ingest-batch.ts';
-import { CommittedVisitors, type ViewSums } from '../src/modules/analytics/store/index.ts';
+import { CommittedVisitors } from '../src/modules/analytics/store/index.ts';
 import { VisitorHasher } from '../src/modules/analytics/store/visitor-ids.ts';
 import { exceedsJsonDepth } from '../src/util/json-depth.ts';
 import { makeIngestBodies } from './lib/ingest-bodies.ts';
+import { standInIngestDeps } from './lib/ingest-stand-in.ts';
 import { figureLine } from './lib/stats.ts';
 
 const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '4' } } });
@@ -33,25 +32,11 @@ const bodies = makeIngestBodies('docs', BATCHES, RECORDS_PER_BATCH);
 const recordsPerPass = BATCHES * RECORDS_PER_BATCH;
 
 let submittedViews = 0;
-// The writer's memo of staged visitor ids is kept as the real writer keeps it (visitor-memo.ts):
-// its lookups are part of ingest's CPU.
-const committedVisitors = new CommittedVisitors();
-const writer = {
-  committedVisitors,
-  async submit(sums: ViewSums) {
-    submittedViews += sums.views;
-    committedVisitors.committed(committedVisitors.unseen(sums.visitors));
-    return 'committed' as const;
-  },
-} as unknown as GroupCommitWriter;
-// Visitor ids are made as the server makes them (a salt of the day, SHA-256, remembered per sender).
-const hasher = new VisitorHasher(randomBytes(32));
-const deps = {
-  writer,
-  classification: createClassificationContext(),
-  now: Date.now,
-  visitorSalts: { hasherAt: async () => hasher },
-};
+// The writer's memo of staged visitor ids is kept as the real writer keeps it (visitor-memo.ts).
+const deps = standInIngestDeps(
+  { createClassificationContext, CommittedVisitors, VisitorHasher },
+  { onSubmit: (sums) => (submittedViews += sums.views) },
+);
 
 /**
  * Parses each body and hands it to ingestBatch at once, as the endpoint does (so the records are

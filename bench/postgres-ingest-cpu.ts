@@ -14,13 +14,11 @@
 // parameters inside the call).
 //
 // Run: node bench/postgres-ingest-cpu.ts [--groups N] [--merge N] [--fold N] [--sql "ALTER ..."]
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { Database, Queryable } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import { createClassificationContext } from '../src/modules/analytics/classification/context.ts';
-import type { GroupCommitWriter } from '../src/modules/analytics/ingest/group-commit.ts';
 import { ingestBatch } from '../src/modules/analytics/ingest/ingest-batch.ts';
 import {
   CommittedVisitors,
@@ -33,6 +31,7 @@ import { VisitorHasher } from '../src/modules/analytics/store/visitor-ids.ts';
 import { createProject } from '../src/modules/projects/service.ts';
 import { createPostgresDatabase } from '../test/helpers/databases.ts';
 import { makeIngestBodies } from './lib/ingest-bodies.ts';
+import { standInIngestDeps } from './lib/ingest-stand-in.ts';
 import { cpuUsOf } from './lib/postgres-cpu.ts';
 
 const { values: args } = parseArgs({
@@ -60,21 +59,11 @@ try {
   );
   // Each request's sums, as ingestBatch hands them to the writer.
   const requestSums: ViewSums[] = [];
-  const writer = {
-    // A memo nothing is ever committed to: no request leaves an id out (the replay stages them).
-    committedVisitors: new CommittedVisitors(),
-    async submit(sums: ViewSums) {
-      requestSums.push(sums);
-      return 'committed' as const;
-    },
-  } as unknown as GroupCommitWriter;
-  const hasher = new VisitorHasher(randomBytes(32));
-  const deps = {
-    writer,
-    classification: createClassificationContext(),
-    now: Date.now,
-    visitorSalts: { hasherAt: async () => hasher },
-  };
+  // A memo nothing is ever committed to: no request leaves an id out (the replay stages them).
+  const deps = standInIngestDeps(
+    { createClassificationContext, CommittedVisitors, VisitorHasher },
+    { onSubmit: (sums) => requestSums.push(sums), commitVisitors: false },
+  );
   for (let i = 0; i < GROUPS * REQUESTS_PER_GROUP; i++)
     await ingestBatch(project.id, JSON.parse(bodies[i % bodies.length]!), deps);
 

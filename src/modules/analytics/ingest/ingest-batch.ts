@@ -19,8 +19,11 @@ import type { GroupCommitWriter, SubmitOutcome } from './group-commit.ts';
 import { validateRecord } from './record-validation.ts';
 import { type RecordExtras, RollupTally, reportOutcome } from './rollup-tally.ts';
 
+/** What ingest asks of the group commit writer: all a stand-in for it (a bench's) need have. */
+export type IngestWriter = Pick<GroupCommitWriter, 'committedVisitors' | 'submit'>;
+
 export interface IngestDependencies {
-  writer: GroupCommitWriter;
+  writer: IngestWriter;
   classification: ClassificationContext;
   /** Milliseconds since the epoch: the default timestamp and the future limit's base. */
   now: () => number;

@@ -1,0 +1,51 @@
+// ingestBatch's dependencies for benches that measure it without a database: a stand-in for the
+// group commit writer whose submit resolves at once, visitor ids made as the server makes them (a
+// salt of the day, SHA-256, remembered per sender), and the classification context. The stand-in
+// is typed against what ingest asks of the writer (IngestWriter), so tsc fails here when that
+// changes, rather than a bench at run time.
+//
+// The classes are handed in: bench/ingest-cpu-ab.ts builds each side of its two checkouts of
+// their own, so this file imports nothing but types from this one.
+import { randomBytes } from 'node:crypto';
+import type { createClassificationContext } from '../../src/modules/analytics/classification/context.ts';
+import type { IngestDependencies, IngestWriter } from '../../src/modules/analytics/ingest/ingest-batch.ts';
+import type { CommittedVisitors, ViewSums } from '../../src/modules/analytics/store/index.ts';
+import type { VisitorHasher } from '../../src/modules/analytics/store/visitor-ids.ts';
+
+/** What the stand-in is built of, from the checkout measured. */
+export interface IngestParts {
+  createClassificationContext: typeof createClassificationContext;
+  CommittedVisitors: typeof CommittedVisitors;
+  VisitorHasher: typeof VisitorHasher;
+}
+
+export interface StandInOptions {
+  /** Told each request's sums, as ingestBatch submits them. */
+  onSubmit?: (sums: ViewSums) => void;
+  /**
+   * True (the default): each submit commits its visitor ids to the writer's memo, as the real
+   * writer does once a group commits, so the memo's lookups are part of ingest's CPU and later
+   * requests leave those ids out. False: nothing is ever committed to it, no id is left out.
+   */
+  commitVisitors?: boolean;
+}
+
+export function standInIngestDeps(parts: IngestParts, options: StandInOptions = {}): IngestDependencies {
+  const { onSubmit, commitVisitors = true } = options;
+  const committedVisitors = new parts.CommittedVisitors();
+  const writer: IngestWriter = {
+    committedVisitors,
+    async submit(sums) {
+      onSubmit?.(sums);
+      if (commitVisitors) committedVisitors.committed(committedVisitors.unseen(sums.visitors));
+      return 'committed';
+    },
+  };
+  const hasher = new parts.VisitorHasher(randomBytes(32));
+  return {
+    writer,
+    classification: parts.createClassificationContext(),
+    now: Date.now,
+    visitorSalts: { hasherAt: async () => hasher },
+  };
+}

@@ -40,21 +40,45 @@ test('writer memo: numbered visits are per key and generation, and go when keys 
   sets.add('prj_a', HOUR, 'human', '/a', 42);
   memo.committed(memo.unseen(sets));
   // First sight of a generation: nothing remembered.
-  assert.equal(memo.hasNumbered('prj_a', HOUR, 'human', '/a', day, 7, 0xc0000201), false);
+  assert.equal(memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000201), false);
   assert.equal(memo.has('prj_a', HOUR, 'human', '/a', 42), true);
-  memo.rememberNumbered('prj_a', HOUR, 'human', '/a', day, 7, 0xc0000201);
-  assert.equal(memo.hasNumbered('prj_a', HOUR, 'human', '/a', day, 7, 0xc0000201), true);
-  assert.equal(memo.hasNumbered('prj_a', HOUR, 'human', '/a', day, 8, 0xc0000201), false, 'sender');
-  assert.equal(memo.hasNumbered('prj_a', HOUR, 'human', '/a', day, 7, 0xc0000202), false, 'address');
-  assert.equal(memo.hasNumbered('prj_a', HOUR, 'ai', '/a', day, 7, 0xc0000201), false, 'class');
-  assert.equal(memo.hasNumbered('prj_a', HOUR, 'human', '/b', day, 7, 0xc0000201), false, 'path');
-  assert.equal(memo.hasNumbered('prj_a', HOUR + 3600, 'human', '/a', day, 7, 0xc0000201), false, 'hour');
-  assert.equal(memo.hasNumbered('prj_b', HOUR, 'human', '/a', day, 7, 0xc0000201), false, 'project');
+  memo.rememberNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000201);
+  assert.equal(memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000201), true);
+  assert.equal(
+    memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 8, 0xc0000201),
+    false,
+    'sender',
+  );
+  assert.equal(
+    memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000202),
+    false,
+    'address',
+  );
+  assert.equal(
+    memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'ai', '/a'), day, 7, 0xc0000201),
+    false,
+    'class',
+  );
+  assert.equal(
+    memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/b'), day, 7, 0xc0000201),
+    false,
+    'path',
+  );
+  assert.equal(
+    memo.hasNumbered(memo.keyNumber('prj_a', HOUR + 3600, 'human', '/a'), day, 7, 0xc0000201),
+    false,
+    'hour',
+  );
+  assert.equal(
+    memo.hasNumbered(memo.keyNumber('prj_b', HOUR, 'human', '/a'), day, 7, 0xc0000201),
+    false,
+    'project',
+  );
   // Another generation's numbers mean other senders; coming back, the old ones are forgotten.
-  assert.equal(memo.hasNumbered('prj_a', HOUR, 'human', '/a', {}, 7, 0xc0000201), false);
-  assert.equal(memo.hasNumbered('prj_a', HOUR, 'human', '/a', day, 7, 0xc0000201), false);
-  memo.rememberNumbered('prj_a', HOUR, 'human', '/a', day, 7, 0xc0000201);
-  assert.equal(memo.hasNumbered('prj_a', HOUR, 'human', '/a', day, 7, 0xc0000201), true);
+  assert.equal(memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), {}, 7, 0xc0000201), false);
+  assert.equal(memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000201), false);
+  memo.rememberNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000201);
+  assert.equal(memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000201), true);
 
   // Nearly 500,000 ids, then a set that takes the memo past its limit: it starts over and numbers
   // its keys again, and /c, the first path numbered afterwards, gets the number /a had. /a's
@@ -68,8 +92,8 @@ test('writer memo: numbered visits are per key and generation, and go when keys 
   for (let id = 43; id < 48; id++) after.add('prj_a', HOUR, 'human', '/c', id);
   memo.committed(memo.unseen(after));
   assert.equal(memo.has('prj_a', HOUR, 'human', '/many0', 0), false, 'the memo started over');
-  assert.equal(memo.hasNumbered('prj_a', HOUR, 'human', '/c', day, 7, 0xc0000201), false);
-  assert.equal(memo.hasNumbered('prj_a', HOUR, 'human', '/a', day, 7, 0xc0000201), false);
+  assert.equal(memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/c'), day, 7, 0xc0000201), false);
+  assert.equal(memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000201), false);
 });
 
 test('tally: visitor sets equal the construction minus what was committed, across days and restarts', () => {

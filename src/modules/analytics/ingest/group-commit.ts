@@ -39,6 +39,7 @@ import {
 } from '../store/index.ts';
 import { ingestErrors } from './errors.ts';
 import { claimId, deleteExpiredIngestBatches, type IngestClaim, insertIngestClaims } from './queries.ts';
+import type { StagedIdCheck } from './rollup-tally.ts';
 
 /** Where a failed commit is reported (the app's logger). */
 export interface CommitLog {
@@ -158,7 +159,7 @@ export class GroupCommitWriter {
   }
 
   /** The visitor ids this writer has staged: ingest leaves them out of its sums at once. */
-  get committedVisitors(): Pick<CommittedVisitors, 'has' | 'hasNumbered' | 'rememberNumbered'> {
+  get committedVisitors(): StagedIdCheck {
     return this.#committedVisitors;
   }
 

@@ -20,7 +20,10 @@ import {
 import type { RecordRejectionCode } from './record-validation.ts';
 
 /** What ingest asks the writer's memo of staged visitor ids (visitor-memo.ts). */
-export type StagedIdCheck = Pick<CommittedVisitors, 'has' | 'hasNumbered' | 'rememberNumbered'>;
+export type StagedIdCheck = Pick<
+  CommittedVisitors,
+  'has' | 'keyNumber' | 'hasKeyed' | 'hasNumbered' | 'rememberNumbered'
+>;
 
 /** Receives one outcome per record, in batch order. */
 export interface OutcomeSink {
@@ -199,19 +202,10 @@ export class RollupTally implements OutcomeSink {
       const generation = hasher.generation;
       const number = hasher.senderNumber(projectId, visitorClass, ip!, userAgent, sender);
       if (number !== -1) {
-        if (committed!.hasNumbered(projectId, hourSeconds, visitorClass, path, generation, number, address))
-          return;
+        const key = committed!.keyNumber(projectId, hourSeconds, visitorClass, path);
+        if (committed!.hasNumbered(key, generation, number, address)) return;
         const id = hasher.numberedId(projectId, visitorClass, ip!, userAgent, number, address);
-        if (committed!.has(projectId, hourSeconds, visitorClass, path, id))
-          committed!.rememberNumbered(
-            projectId,
-            hourSeconds,
-            visitorClass,
-            path,
-            generation,
-            number,
-            address,
-          );
+        if (committed!.hasKeyed(key, id)) committed!.rememberNumbered(key, generation, number, address);
         else this.sums.visitors.add(projectId, hourSeconds, visitorClass, path, id);
         return;
       }

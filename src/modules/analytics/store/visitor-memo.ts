@@ -94,48 +94,44 @@ export class CommittedVisitors {
 
   /** True when this id was committed for this key (ingest then leaves it out of its sums). */
   has(projectId: string, hourSeconds: number, visitorClass: VisitorClass, path: string, id: number): boolean {
-    const key = this.#keyNumber(projectId, hourSeconds, visitorClass, path);
+    return this.hasKeyed(this.keyNumber(projectId, hourSeconds, visitorClass, path), id);
+  }
+
+  /**
+   * The number of a (project, hour, class, path) key, which hasKeyed(), hasNumbered() and
+   * rememberNumbered() take in its place: a view's checks find the key once. -1 when no id was
+   * committed for it. It holds until the next committed(), which may number keys again.
+   */
+  keyNumber(projectId: string, hourSeconds: number, visitorClass: VisitorClass, path: string): number {
+    const number = this.#paths.find(projectId, hourSeconds)?.get(path);
+    return number === undefined ? -1 : keyNumberOf(number, visitorClass);
+  }
+
+  /** has() for the key of this number (keyNumber()). */
+  hasKeyed(key: number, id: number): boolean {
     return key !== -1 && this.#pairs.has(key, id);
   }
 
   /**
    * True when the visitor of (sender, address), numbers of the hasher generation `generation`,
-   * was remembered by rememberNumbered() for this key: its id was committed, and need not be
-   * looked up. False says nothing: has() decides.
+   * was remembered by rememberNumbered() for the key of this number (keyNumber()): its id was
+   * committed, and need not be looked up. False says nothing: hasKeyed() decides.
    */
-  hasNumbered(
-    projectId: string,
-    hourSeconds: number,
-    visitorClass: VisitorClass,
-    path: string,
-    generation: object,
-    sender: number,
-    address: number,
-  ): boolean {
+  hasNumbered(key: number, generation: object, sender: number, address: number): boolean {
     if (generation !== this.#generation) {
       // Another day's hasher, or its memo started over: numbers of the last one are forgotten.
       if (this.#numbered.size > 0) this.#numbered = new NumberedVisits();
       this.#generation = generation;
       return false;
     }
-    const key = this.#keyNumber(projectId, hourSeconds, visitorClass, path);
     return key !== -1 && this.#numbered.has(key, sender, address);
   }
 
-  /** Remembers for hasNumbered() a visitor whose id has() found committed for this key. */
-  rememberNumbered(
-    projectId: string,
-    hourSeconds: number,
-    visitorClass: VisitorClass,
-    path: string,
-    generation: object,
-    sender: number,
-    address: number,
-  ): void {
-    if (generation !== this.#generation) return;
-    const key = this.#keyNumber(projectId, hourSeconds, visitorClass, path);
+  /** Remembers for hasNumbered() a visitor whose id hasKeyed() found committed for this key. */
+  rememberNumbered(key: number, generation: object, sender: number, address: number): void {
     // As many as the ids they stand for (one id per sender and address): bounded by MEMO_LIMIT.
-    if (key !== -1 && this.#numbered.size < MEMO_LIMIT) this.#numbered.add(key, sender, address);
+    if (generation === this.#generation && key !== -1 && this.#numbered.size < MEMO_LIMIT)
+      this.#numbered.add(key, sender, address);
   }
 
   /** The ids of sets not committed before, each once (parts of sets merged into one set per key). */
@@ -162,12 +158,6 @@ export class CommittedVisitors {
       const key = this.#keyOf(set.projectId, set.hourSeconds, set.visitorClass, set.path);
       for (const id of set.ids) if (this.#pairs.add(key, id)) this.#ids++;
     }
-  }
-
-  /** The key's number; -1 when it has none. */
-  #keyNumber(projectId: string, hourSeconds: number, visitorClass: VisitorClass, path: string): number {
-    const number = this.#paths.find(projectId, hourSeconds)?.get(path);
-    return number === undefined ? -1 : keyNumberOf(number, visitorClass);
   }
 
   #keyOf(projectId: string, hourSeconds: number, visitorClass: VisitorClass, path: string): number {

@@ -12,7 +12,7 @@ import { viewKind } from '../../src/modules/analytics/classification/view-kind.t
 import { RollupTally } from '../../src/modules/analytics/ingest/rollup-tally.ts';
 import { CommittedVisitors } from '../../src/modules/analytics/store/index.ts';
 import { VisitorHasher } from '../../src/modules/analytics/store/visitor-ids.ts';
-import { VisitorSets } from '../../src/modules/analytics/store/visitor-sets.ts';
+import { type VisitorClass, VisitorSets } from '../../src/modules/analytics/store/visitor-sets.ts';
 
 const HOUR = 1_700_000_000 - (1_700_000_000 % 3600);
 
@@ -39,46 +39,25 @@ test('writer memo: numbered visits are per key and generation, and go when keys 
   const sets = new VisitorSets();
   sets.add('prj_a', HOUR, 'human', '/a', 42);
   memo.committed(memo.unseen(sets));
+  // The key's number as the tally finds it, for (project, hour, class, path): prj_a's /a by default.
+  const key = (path = '/a', visitorClass: VisitorClass = 'human', hour = HOUR, project = 'prj_a') =>
+    memo.keyNumber(project, hour, visitorClass, path);
   // First sight of a generation: nothing remembered.
-  assert.equal(memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000201), false);
+  assert.equal(memo.hasNumbered(key(), day, 7, 0xc0000201), false);
   assert.equal(memo.has('prj_a', HOUR, 'human', '/a', 42), true);
-  memo.rememberNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000201);
-  assert.equal(memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000201), true);
-  assert.equal(
-    memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 8, 0xc0000201),
-    false,
-    'sender',
-  );
-  assert.equal(
-    memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000202),
-    false,
-    'address',
-  );
-  assert.equal(
-    memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'ai', '/a'), day, 7, 0xc0000201),
-    false,
-    'class',
-  );
-  assert.equal(
-    memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/b'), day, 7, 0xc0000201),
-    false,
-    'path',
-  );
-  assert.equal(
-    memo.hasNumbered(memo.keyNumber('prj_a', HOUR + 3600, 'human', '/a'), day, 7, 0xc0000201),
-    false,
-    'hour',
-  );
-  assert.equal(
-    memo.hasNumbered(memo.keyNumber('prj_b', HOUR, 'human', '/a'), day, 7, 0xc0000201),
-    false,
-    'project',
-  );
+  memo.rememberNumbered(key(), day, 7, 0xc0000201);
+  assert.equal(memo.hasNumbered(key(), day, 7, 0xc0000201), true);
+  assert.equal(memo.hasNumbered(key(), day, 8, 0xc0000201), false, 'sender');
+  assert.equal(memo.hasNumbered(key(), day, 7, 0xc0000202), false, 'address');
+  assert.equal(memo.hasNumbered(key('/a', 'ai'), day, 7, 0xc0000201), false, 'class');
+  assert.equal(memo.hasNumbered(key('/b'), day, 7, 0xc0000201), false, 'path');
+  assert.equal(memo.hasNumbered(key('/a', 'human', HOUR + 3600), day, 7, 0xc0000201), false, 'hour');
+  assert.equal(memo.hasNumbered(key('/a', 'human', HOUR, 'prj_b'), day, 7, 0xc0000201), false, 'project');
   // Another generation's numbers mean other senders; coming back, the old ones are forgotten.
-  assert.equal(memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), {}, 7, 0xc0000201), false);
-  assert.equal(memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000201), false);
-  memo.rememberNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000201);
-  assert.equal(memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000201), true);
+  assert.equal(memo.hasNumbered(key(), {}, 7, 0xc0000201), false);
+  assert.equal(memo.hasNumbered(key(), day, 7, 0xc0000201), false);
+  memo.rememberNumbered(key(), day, 7, 0xc0000201);
+  assert.equal(memo.hasNumbered(key(), day, 7, 0xc0000201), true);
 
   // Nearly 500,000 ids, then a set that takes the memo past its limit: it starts over and numbers
   // its keys again, and /c, the first path numbered afterwards, gets the number /a had. /a's
@@ -92,8 +71,8 @@ test('writer memo: numbered visits are per key and generation, and go when keys 
   for (let id = 43; id < 48; id++) after.add('prj_a', HOUR, 'human', '/c', id);
   memo.committed(memo.unseen(after));
   assert.equal(memo.has('prj_a', HOUR, 'human', '/many0', 0), false, 'the memo started over');
-  assert.equal(memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/c'), day, 7, 0xc0000201), false);
-  assert.equal(memo.hasNumbered(memo.keyNumber('prj_a', HOUR, 'human', '/a'), day, 7, 0xc0000201), false);
+  assert.equal(memo.hasNumbered(key('/c'), day, 7, 0xc0000201), false);
+  assert.equal(memo.hasNumbered(key(), day, 7, 0xc0000201), false);
 });
 
 test('tally: visitor sets equal the construction minus what was committed, across days and restarts', () => {

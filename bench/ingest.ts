@@ -83,14 +83,19 @@ new PerformanceObserver((list) => {
 }).observe({ entryTypes: ['gc'] });
 
 /** The load's result, and the main thread's CPU time (µs) and GC pauses (µs) while it ran: the server's. */
-function load(spec: LoadSpec): Promise<LoadResult & { serverCpuUs: number; serverGcUs: number }> {
+function load(
+  spec: LoadSpec,
+): Promise<LoadResult & { serverCpuUs: number; serverGcUs: number; processCpuUs: number }> {
   const before = process.threadCpuUsage();
+  const processBefore = process.cpuUsage();
   const gcBefore = serverGcMs;
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./ingest-load.ts', import.meta.url), { workerData: spec });
     worker.once('message', (result: LoadResult) => {
       const after = process.threadCpuUsage();
+      const processCpu = process.cpuUsage(processBefore);
       resolve({
+        processCpuUs: processCpu.user + processCpu.system,
         ...result,
         serverCpuUs: after.user + after.system - before.user - before.system,
         serverGcUs: (serverGcMs - gcBefore) * 1000,
@@ -190,8 +195,17 @@ async function measure(db: Database, bodies: string[], pgCpu: PostgresCpu | null
   const bare = await startBare();
   const ingest = await startIngest(db);
   const totals = {
-    bare: { events: 0, seconds: 0, requests: 0, cpuUs: 0, gcUs: 0, served: 0 },
-    ingest: { events: 0, seconds: 0, requests: 0, cpuUs: 0, gcUs: 0, served: 0 },
+    bare: { events: 0, seconds: 0, requests: 0, cpuUs: 0, gcUs: 0, served: 0, loadCpuUs: 0, processCpuUs: 0 },
+    ingest: {
+      events: 0,
+      seconds: 0,
+      requests: 0,
+      cpuUs: 0,
+      gcUs: 0,
+      served: 0,
+      loadCpuUs: 0,
+      processCpuUs: 0,
+    },
   };
   const ratios: number[] = [];
   let notes = '';
@@ -213,6 +227,8 @@ async function measure(db: Database, bodies: string[], pgCpu: PostgresCpu | null
         total.requests += r.requests;
         total.cpuUs += r.serverCpuUs;
         total.gcUs += r.serverGcUs;
+        total.loadCpuUs += r.cpuUs;
+        total.processCpuUs += r.processCpuUs;
         total.served += r.servedEvents;
       }
       ratios.push(result.events / result.seconds / (baseline.events / baseline.seconds));
@@ -303,6 +319,27 @@ for (const engine of engines) {
           `(background processes ${per1000(pgCpu.totals.backgroundUs)} µs, shared with other databases)`,
       );
     }
+    // The whole machine's CPU per event, by whom: on a 2-core machine that runs the load too, the
+    // rate ratio cannot exceed the ratio of these sums once both cores are busy.
+    const perEvent = (us: number, events: number) => (us / events) * 1000;
+    const side = (total: (typeof totals)['bare'], backendsUs: number) => {
+      const server = perEvent(total.cpuUs, total.served);
+      const loadGenerator = perEvent(total.loadCpuUs, total.served);
+      const otherThreads = perEvent(total.processCpuUs, total.served) - server - loadGenerator;
+      return { server, loadGenerator, otherThreads, all: server + loadGenerator + otherThreads + backendsUs };
+    };
+    const backends =
+      pgCpu === null ? 0 : perEvent(pgCpu.totals.backendsUs, Math.max(1, stats.committedViews));
+    const bareSide = side(totals.bare, 0);
+    const ingestSide = side(totals.ingest, backends);
+    const pair = (key: 'server' | 'loadGenerator' | 'otherThreads') =>
+      `${bareSide[key].toFixed(0)} / ${ingestSide[key].toFixed(0)}`;
+    console.log(
+      `${engine} machine CPU per 1,000 events, bare / ingest: server thread ${pair('server')} µs, ` +
+        `load generator ${pair('loadGenerator')} µs, the process's other threads ${pair('otherThreads')} µs` +
+        (pgCpu === null ? '' : `, PostgreSQL backends 0 / ${backends.toFixed(0)} µs`) +
+        `; in all ${bareSide.all.toFixed(0)} / ${ingestSide.all.toFixed(0)} µs (ratio ${(bareSide.all / ingestSide.all).toFixed(2)})`,
+    );
     if (statementTimes !== null && engine === 'pglite')
       console.log(formatStatementTimes(statementTimes, stats.committedViews));
     figures.push(

@@ -62,9 +62,13 @@ test('writer memo: numbered visits are per key and generation, and go when keys 
   // Nearly 500,000 ids, then a set that takes the memo past its limit: it starts over and numbers
   // its keys again, and /c, the first path numbered afterwards, gets the number /a had. /a's
   // numbered visit must be gone with it.
+  // The ids are spread as SHA-256 bits are (an odd multiplier is one-to-one on 32 bits):
+  // consecutive ids would pile up in the memo's table, which relies on that spread.
+  const spread = (n: number) => Math.imul(n, 0x9e3779b1) >>> 0;
   for (let batch = 0; batch < 5; batch++) {
     const many = new VisitorSets();
-    for (let i = 0; i < 99_999; i++) many.add('prj_a', HOUR, 'human', `/many${batch}`, batch * 100_000 + i);
+    for (let i = 0; i < 99_999; i++)
+      many.add('prj_a', HOUR, 'human', `/many${batch}`, spread(batch * 100_000 + i));
     memo.committed(memo.unseen(many));
   }
   const after = new VisitorSets();

@@ -6,7 +6,9 @@
 // so what a vacuum costs on a table with months of rows shows too.
 //
 // Run: node bench/merge-upserts.ts [--keys 5000] [--merges 40] [--fillfactor 100]
-//      [--vacuum-every 0] [--history-hours 0]
+//      [--vacuum-every 0] [--history-hours 0] [--setup-sql 'SQL']
+//   --setup-sql runs after the migrations, to compare a schema change (e.g. 'DROP INDEX
+//   page_views_daily_by_total; ALTER TABLE page_views_daily SET (fillfactor = 80)').
 import { parseArgs } from 'node:util';
 import type { Database } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -26,6 +28,7 @@ const { values: args } = parseArgs({
     statements: { type: 'boolean', default: false },
     // Instead of the merger's vacuum (rollup-vacuum.ts): this statement, to compare.
     'vacuum-sql': { type: 'string' },
+    'setup-sql': { type: 'string' },
   },
 });
 const KEYS = Number(args.keys);
@@ -60,6 +63,7 @@ await migrate(db);
 if (args.fillfactor !== undefined) {
   await db.exec(`ALTER TABLE page_views_hourly SET (fillfactor = ${Number(args.fillfactor)})`);
 }
+if (args['setup-sql'] !== undefined) await db.exec(args['setup-sql']);
 const project = await createProject(
   db,
   { name: 'Bench', repositoryUrl: 'https://github.com/example/docs' },
@@ -105,6 +109,9 @@ const [size] = await db.query<{ heap: number; index: number }>(
 const [hot] = await db.query<{ hot: number; upd: number }>(
   `SELECT n_tup_hot_upd::int AS hot, n_tup_upd::int AS upd FROM pg_stat_user_tables WHERE relname = 'page_views_hourly'`,
 );
+const [dailyHot] = await db.query<{ hot: number; upd: number }>(
+  `SELECT n_tup_hot_upd::int AS hot, n_tup_upd::int AS upd FROM pg_stat_user_tables WHERE relname = 'page_views_daily'`,
+);
 await db.close();
 // "per 1,000 events" reads as per 1,000 keys merged here.
 if (times !== null) console.log(formatStatementTimes(times, KEYS * MERGES));
@@ -116,5 +123,5 @@ console.log(
   `keys ${KEYS}, merges ${MERGES}, fillfactor ${args.fillfactor ?? 'default'}, vacuum every ${VACUUM_EVERY || 'never'}, history ${HISTORY_HOURS} h:` +
     ` merge ${mean(later).toFixed(1)} ms CPU (last three quarters), vacuum ${mean(vacuums).toFixed(1)} ms × ${vacuums.length},` +
     ` all ${(total / MERGES).toFixed(1)} ms per merge; hourly heap ${(size!.heap / 1024).toFixed(0)} KB, pkey ${(size!.index / 1024).toFixed(0)} KB,` +
-    ` HOT ${hot ? `${hot.hot}/${hot.upd}` : 'n/a'}`,
+    ` HOT ${hot ? `${hot.hot}/${hot.upd}` : 'n/a'}; daily HOT ${dailyHot ? `${dailyHot.hot}/${dailyHot.upd}` : 'n/a'}`,
 );

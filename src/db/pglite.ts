@@ -3,6 +3,7 @@
 // directory's lock first (see data-dir-lock.ts).
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Queryable } from './database.ts';
+import { useArrayTextSerializers } from './pglite-array-text.ts';
 
 /** PostgreSQL's type id of bytea. */
 const BYTEA_OID = 17;
@@ -26,6 +27,7 @@ export function byteaBinary(value: unknown): string {
 export async function openPglite(dataDir: string | null): Promise<Database> {
   const serializers = { [BYTEA_OID]: byteaBinary };
   const pg = await PGlite.create(dataDir === null ? { serializers } : { dataDir, serializers });
+  useArrayTextSerializers(pg);
   // Hour buckets and date bounds are UTC; the session must not shift them.
   await pg.exec("SET TimeZone = 'UTC'");
   const asQueryable = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({

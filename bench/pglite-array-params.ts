@@ -54,7 +54,9 @@ for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < STATEMENTS; i++) await pg.query(UPSERT, params);
     sums[side].statement += (threadMs() - started) / STATEMENTS;
     started = threadMs();
-    for (let i = 0; i < STATEMENTS; i++) params.forEach((p, k) => pg.serializers[ARRAY_OIDS[k]!]!(p));
+    for (let i = 0; i < STATEMENTS; i++) {
+      for (let k = 0; k < params.length; k++) pg.serializers[ARRAY_OIDS[k]!]!(params[k]);
+    }
     sums[side].arrays += (threadMs() - started) / STATEMENTS;
   }
 }

@@ -18,15 +18,22 @@ import { viewFormatOf } from '../../src/modules/analytics/classification/view-fo
 import { WebBotAuthVerifier } from '../../src/modules/analytics/classification/web-bot-auth/verifier.ts';
 import { parseCommonTimestampMillis, parseDateBound } from '../../src/modules/analytics/date-bounds.ts';
 import { ingestCommonRecord } from '../../src/modules/analytics/ingest/common-record.ts';
-import type { GroupCommitWriter } from '../../src/modules/analytics/ingest/group-commit.ts';
-import { type IngestDependencies, ingestBatch } from '../../src/modules/analytics/ingest/ingest-batch.ts';
+import {
+  type IngestDependencies,
+  type IngestWriter,
+  ingestBatch,
+} from '../../src/modules/analytics/ingest/ingest-batch.ts';
 import { MalformedLine, validateRecord } from '../../src/modules/analytics/ingest/record-validation.ts';
 import {
   type FormatCount,
   type FormatPageCount,
   FormatSums,
 } from '../../src/modules/analytics/store/format-sums.ts';
-import type { PageViewCount, ViewSums } from '../../src/modules/analytics/store/index.ts';
+import {
+  CommittedVisitors,
+  type PageViewCount,
+  type ViewSums,
+} from '../../src/modules/analytics/store/index.ts';
 import type { KeyedCount } from '../../src/modules/analytics/store/keyed-count.ts';
 import { aggregate } from '../../src/modules/analytics/store/rollups.ts';
 import { testContext } from './fixtures/context.ts';
@@ -425,13 +432,15 @@ async function generalAnswer(items: readonly unknown[], context: ClassificationC
 async function fastAnswer(items: readonly unknown[], context: ClassificationContext): Promise<Answer> {
   let rows: KeyedCount[] | null = null;
   let formats: Answer['formats'] = null;
-  const writer = {
+  // No visitor salts in these deps: the staged-id check is never asked.
+  const writer: IngestWriter = {
+    committedVisitors: new CommittedVisitors(),
     async submit(submitted: ViewSums) {
       rows = submitted.sortedCounts();
       formats = formatsOf(submitted.formats);
       return 'committed' as const;
     },
-  } as unknown as GroupCommitWriter;
+  };
   const deps: IngestDependencies = { writer, classification: context, now: () => NOW };
   const { result } = await ingestBatch('prj_test', items, deps);
   return { result, rows, formats };

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import type { GroupCommitWriter } from '../../src/modules/analytics/ingest/group-commit.ts';
+import type { IngestWriter } from '../../src/modules/analytics/ingest/ingest-batch.ts';
 import { ingestEvents } from '../../src/modules/analytics/ingest/service.ts';
+import { CommittedVisitors } from '../../src/modules/analytics/store/index.ts';
 import { testContext } from './fixtures/context.ts';
 
 v8.setFlagsFromString('--expose-gc');
@@ -20,13 +21,14 @@ test('a batch waiting for its commit keeps none of its records', async () => {
     release = resolve;
   });
   let waiting = false;
-  const writer = {
+  const writer: IngestWriter = {
+    committedVisitors: new CommittedVisitors(),
     async submit() {
       waiting = true;
       await committed;
       return 'committed' as const;
     },
-  } as unknown as GroupCommitWriter;
+  };
   let items: unknown[] | null = Array.from({ length: 50 }, (_, i) => ({
     path: `/guide/${i}`,
     userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',

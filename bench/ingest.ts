@@ -19,7 +19,9 @@
 // (process.threadCpuUsage) over a load is what serving it cost: printed per 1,000 events for
 // each, with their ratio, which a busy machine disturbs far less than the rates (PGlite's
 // database work is in it; a PostgreSQL server's is not: where that server runs on this machine,
-// its processes' CPU per 1,000 events is printed too, bench/lib/postgres-cpu.ts).
+// its processes' CPU per 1,000 events is printed too, bench/lib/postgres-cpu.ts). A last line
+// adds up the machine: the server thread, the load generator's thread (its whole life), the
+// process's other threads (V8's GC helpers, libuv's pool) and PostgreSQL's backends.
 //
 // Run: node bench/ingest.ts [--engine postgres|pglite|both] [--mix docs|distinct|formats] [--seconds N]
 //      [--rounds N] [--connections N] [--commits N] [--statements]
@@ -194,19 +196,17 @@ const unexpectedText = (result: LoadResult) =>
 async function measure(db: Database, bodies: string[], pgCpu: PostgresCpu | null) {
   const bare = await startBare();
   const ingest = await startIngest(db);
-  const totals = {
-    bare: { events: 0, seconds: 0, requests: 0, cpuUs: 0, gcUs: 0, served: 0, loadCpuUs: 0, processCpuUs: 0 },
-    ingest: {
-      events: 0,
-      seconds: 0,
-      requests: 0,
-      cpuUs: 0,
-      gcUs: 0,
-      served: 0,
-      loadCpuUs: 0,
-      processCpuUs: 0,
-    },
-  };
+  const emptyTotal = () => ({
+    events: 0,
+    seconds: 0,
+    requests: 0,
+    cpuUs: 0,
+    gcUs: 0,
+    served: 0,
+    loadCpuUs: 0,
+    processCpuUs: 0,
+  });
+  const totals = { bare: emptyTotal(), ingest: emptyTotal() };
   const ratios: number[] = [];
   let notes = '';
   try {

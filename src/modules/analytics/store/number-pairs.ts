@@ -11,7 +11,7 @@ export class NumberPairs {
   /** Slot i: the first number at 2i (0: empty), the second at 2i + 1. */
   #slots: Float64Array;
   #mask: number;
-  size = 0;
+  #size = 0;
   /** Hashes stored pairs again when the table grows: never called by a probe. */
   readonly #hashOf: PairHash;
 
@@ -20,6 +20,11 @@ export class NumberPairs {
     this.#slots = new Float64Array(firstSlots * 2);
     this.#mask = firstSlots - 1;
     this.#hashOf = hashOf;
+  }
+
+  /** Pairs stored. */
+  get size(): number {
+    return this.#size;
   }
 
   /** The second number of the pair whose first is `first` (`hash`: the pair's); -1 when absent. */
@@ -47,7 +52,7 @@ export class NumberPairs {
   /** Stores a pair that has() or secondOf() did not find (`hash`: its hash). */
   add(first: number, second: number, hash: number): void {
     this.#put(first, second, hash);
-    if (++this.size * 2 > this.#slots.length / 2) this.#grow();
+    if (++this.#size * 2 > this.#slots.length / 2) this.#grow();
   }
 
   #put(first: number, second: number, hash: number): void {

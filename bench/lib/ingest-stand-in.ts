@@ -28,16 +28,30 @@ export interface StandInOptions {
    * requests leave those ids out. False: nothing is ever committed to it, no id is left out.
    */
   commitVisitors?: boolean;
+  /**
+   * Requests per group commit (1 by default). Above 1, the stand-in sums each group's requests as
+   * the real writer does before it stages them (ViewSums.addSums into the first request's sums,
+   * then the memo's unseen() over the group's visitor ids), so that merge is part of the CPU
+   * measured: bench/ingest.ts sees about 11 requests a group on PostgreSQL, 16 on PGlite.
+   */
+  groupRequests?: number;
 }
 
 export function standInIngestDeps(parts: IngestParts, options: StandInOptions = {}): IngestDependencies {
-  const { onSubmit, commitVisitors = true } = options;
+  const { onSubmit, commitVisitors = true, groupRequests = 1 } = options;
   const committedVisitors = new parts.CommittedVisitors();
+  let group: ViewSums[] = [];
   const writer: IngestWriter = {
     committedVisitors,
     async submit(sums) {
       onSubmit?.(sums);
-      if (commitVisitors) committedVisitors.committed(committedVisitors.unseen(sums.visitors));
+      group.push(sums);
+      if (group.length < groupRequests) return 'committed';
+      const summed = group[0]!;
+      for (let i = 1; i < group.length; i++) summed.addSums(group[i]!);
+      group = [];
+      const fresh = committedVisitors.unseen(summed.visitors);
+      if (commitVisitors) committedVisitors.committed(fresh);
       return 'committed';
     },
   };

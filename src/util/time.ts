@@ -7,3 +7,12 @@ export const HOUR_MS = 3_600_000;
 export function hourOf(atMs: number): number {
   return Math.floor(atMs / HOUR_MS) * HOUR_MS;
 }
+
+/**
+ * The hour an instant falls in, as hours since the epoch: a small integer (about 500,000 now),
+ * which V8 keeps unboxed where epoch milliseconds (above 2^31) become a heap number each time
+ * one is passed or stored. Ingest carries a record's hour this way (rollup-tally.ts).
+ */
+export function hourNumberOf(atMs: number): number {
+  return Math.floor(atMs / HOUR_MS);
+}

@@ -21,13 +21,19 @@ function dotted(value: number): string {
   return `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
 }
 
-test('canonical IPv4: the dotted form of every number reads back as that number', () => {
-  for (const value of [0, 1, 255, 256, 0x7fffffff, 0x80000000, 0xc0000201, 0xffffffff])
-    assert.equal(canonicalIpv4(dotted(value)), value, dotted(value));
+test('canonical IPv4: the dotted form of every number reads back as its bits, a small integer', () => {
+  // Signed: the upper half of the addresses reads as negative int32s, never as a heap number.
+  for (const value of [0, 1, 255, 256, 0x7fffffff, 0x80000000, 0xc0000201, 0xfffffffe])
+    assert.equal(canonicalIpv4(dotted(value)), value | 0, dotted(value));
+  assert.equal(canonicalIpv4('192.0.2.1'), -1073741311);
   for (let n = 0; n < 20_000; n++) {
-    const value = Math.floor(Math.random() * 2 ** 32);
-    assert.equal(canonicalIpv4(dotted(value)), value);
+    const value = Math.floor(Math.random() * (2 ** 32 - 1));
+    const read = canonicalIpv4(dotted(value));
+    assert.equal(read, value | 0);
+    assert.ok(read >= -(2 ** 31) && read < 2 ** 31);
   }
+  // Its bits are -1, the answer for "not canonical": found by its text instead.
+  assert.equal(canonicalIpv4('255.255.255.255'), -1);
 });
 
 test('canonical IPv4: any other text is not canonical, and a number stands for one text only', () => {

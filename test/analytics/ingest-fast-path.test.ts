@@ -16,7 +16,11 @@ import type { RequestRecord, WebBotAuthEvidence } from '../../src/modules/analyt
 import { userAgentProfilesOf } from '../../src/modules/analytics/classification/user-agent-profiles.ts';
 import { viewFormatOf } from '../../src/modules/analytics/classification/view-format.ts';
 import { WebBotAuthVerifier } from '../../src/modules/analytics/classification/web-bot-auth/verifier.ts';
-import { parseCommonTimestampMillis, parseDateBound } from '../../src/modules/analytics/date-bounds.ts';
+import {
+  commonTimestampHour,
+  parseCommonTimestampMillis,
+  parseDateBound,
+} from '../../src/modules/analytics/date-bounds.ts';
 import { ingestCommonRecord } from '../../src/modules/analytics/ingest/common-record.ts';
 import {
   type IngestDependencies,
@@ -491,7 +495,8 @@ for (const [name, makeContext] of contexts) {
             'drop' in outcome
               ? { drop: outcome.drop }
               : {
-                  hour: Math.floor(checked.atMs / HOUR) * HOUR,
+                  // Hours since the epoch: the sink's hour (rollup-tally.ts).
+                  hour: Math.floor(checked.atMs / HOUR),
                   class: outcome.class,
                   agent: outcome.agent,
                   verification: outcome.verification,
@@ -584,6 +589,24 @@ describe('parseCommonTimestampMillis', () => {
       Date.parse('2026-11-01T12:34:56.789Z'),
     );
     assert.equal(parseCommonTimestampMillis('2026-11-01T10:04:56-02:30'), Date.parse('2026-11-01T12:34:56Z'));
+  });
+
+  test('commonTimestampHour: the hour since the epoch of what it reads, NaN past the limit or else', () => {
+    fc.assert(
+      fc.property(fc.oneof(nearTimestamp, timestamp), fc.integer({ min: -2, max: 2 }), (text, ahead) => {
+        const ms = parseCommonTimestampMillis(text);
+        // A limit just before, at or after the timestamp (in milliseconds).
+        const base = Number.isNaN(ms) ? NOW : ms + ahead - 1_000;
+        const hour = commonTimestampHour(text, base, 1_000);
+        if (Number.isNaN(ms) || ms > base + 1_000) assert.ok(Number.isNaN(hour), text);
+        else assert.equal(hour, Math.floor(ms / HOUR), text);
+      }),
+      { numRuns: 10_000 },
+    );
+    // Hours before 1970 are negative, -1 included: no sentinel of the common answer.
+    assert.equal(commonTimestampHour('1969-12-31T23:30:00Z', NOW, 0), -1);
+    assert.equal(commonTimestampHour('2026-11-01T12:34:56.789Z', NOW, 0), Date.UTC(2026, 10, 1, 12) / HOUR);
+    assert.ok(Number.isNaN(commonTimestampHour('2026-11-01', NOW, 0)));
   });
 });
 

@@ -108,7 +108,8 @@ test('tally: visitor sets equal the construction minus what was committed, acros
     const expected = new Set<string>();
     for (let i = 0; i < 40; i++) {
       const cls = pick(['human', 'human', 'ai', 'bot'] as const);
-      const hour = (HOUR + 3600 * Math.floor(random() * 2)) * 1000;
+      // The tally takes hours since the epoch; the sums and the memo keep epoch seconds.
+      const hour = HOUR / 3600 + Math.floor(random() * 2);
       const path = pick(paths);
       const agentText = pick(agents);
       const userAgent = agentText === '' && random() < 0.5 ? undefined : agentText;
@@ -122,7 +123,7 @@ test('tally: visitor sets equal the construction minus what was committed, acros
       if (cls === 'bot' || (!ip && !userAgent)) continue;
       const agent = cls === 'ai' && ip ? '' : (userAgent ?? '');
       const id = expectedId(salt, projectId, cls, ip ?? '', agent);
-      const key = keyOf(projectId, hour / 1000, cls, path, id);
+      const key = keyOf(projectId, hour * 3600, cls, path, id);
       if (!committed.has(key)) expected.add(key);
     }
     const got = new Set<string>();

@@ -106,7 +106,8 @@ test("a request's tally sums as ViewSums.add does, with shared and fresh view ki
   const shared = [viewKind('human', '', ''), viewKind('ai', 'GPTBot', 'verified'), viewKind('bot', 'x', '')];
   const tally = new RollupTally('prj_a');
   const expected = new ViewSums();
-  const hours = [Date.UTC(2026, 10, 26, 9), Date.UTC(2026, 10, 26, 10), Date.UTC(2026, 10, 26, 11)];
+  // Hours since the epoch, as the tally takes them; the sums keep epoch seconds.
+  const hours = [9, 10, 11].map((h) => Date.UTC(2026, 10, 26, h) / 3_600_000);
   let state = 7;
   const next = (n: number) => {
     state = (state * 1103515245 + 12345) % 2147483648;
@@ -118,7 +119,7 @@ test("a request's tally sums as ViewSums.add does, with shared and fresh view ki
     const kind = next(4) === 0 ? viewKind(base.trafficClass, base.agent, base.verification) : base;
     const path = ['/', '/a', '/b'][next(3)]!;
     tally.view(index, hour, kind, path, false);
-    expected.add('prj_a', hour / 1000, kind.trafficClass, kind.agent, kind.verification, path, 1);
+    expected.add('prj_a', hour * 3600, kind.trafficClass, kind.agent, kind.verification, path, 1);
   }
   assert.deepEqual(tally.sums.sortedCounts(), expected.sortedCounts());
   assert.equal(tally.accepted, 2_000);

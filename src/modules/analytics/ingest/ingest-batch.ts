@@ -4,7 +4,7 @@
 // the general code (record-validation.ts, the classification pipeline), with the same results.
 
 import { type IngestResult, MAX_RECORDS } from '../../../contract/index.ts';
-import { hourOf } from '../../../util/time.ts';
+import { hourNumberOf } from '../../../util/time.ts';
 import type { ClassificationContext } from '../classification/context.ts';
 import { mcpCallOutcome } from '../classification/mcp-call.ts';
 import { classifyRecordNow } from '../classification/pipeline.ts';
@@ -126,9 +126,9 @@ async function countBatch(
     }
     if (outcome instanceof Promise) {
       deferred ??= new DeferredOutcomes();
-      deferred.wait(index, hourOf(checked.atMs), outcome, ...senderOf(record), extras);
+      deferred.wait(index, hourNumberOf(checked.atMs), outcome, ...senderOf(record), extras);
     } else {
-      reportOutcome(sink, index, hourOf(checked.atMs), outcome, ...senderOf(record), extras);
+      reportOutcome(sink, index, hourNumberOf(checked.atMs), outcome, ...senderOf(record), extras);
       countUnrecognized(unrecognized, outcome, record.userAgent, deps.classification);
     }
   }

@@ -11,14 +11,17 @@ const TWO_TO_32 = 2 ** 32;
 export class AddressIds {
   readonly #pairs = new NumberPairs(FIRST_SLOTS, hashOfKey);
 
-  /** The id of (sender, address): sender a small integer, address a uint32; -1 when absent. */
+  /**
+   * The id of (sender, address): sender a small integer, address an int32 (canonical-ipv4.ts,
+   * read here as unsigned); -1 when absent.
+   */
   get(sender: number, address: number): number {
-    return this.#pairs.secondOf((sender + 1) * TWO_TO_32 + address, hashOf(sender, address));
+    return this.#pairs.secondOf((sender + 1) * TWO_TO_32 + (address >>> 0), hashOf(sender, address));
   }
 
   /** Remembers the id of (sender, address), which get() did not find. */
   set(sender: number, address: number, id: number): void {
-    this.#pairs.add((sender + 1) * TWO_TO_32 + address, id, hashOf(sender, address));
+    this.#pairs.add((sender + 1) * TWO_TO_32 + (address >>> 0), id, hashOf(sender, address));
   }
 }
 

@@ -17,13 +17,14 @@ export class NumberedVisits {
     return this.#pairs.size;
   }
 
+  /** `address`: an int32 (canonical-ipv4.ts) or a uint32 of the same bits, read as unsigned. */
   has(key: number, sender: number, address: number): boolean {
-    return this.#pairs.has(key + 1, sender * TWO_TO_32 + address, hashOf(key, sender, address));
+    return this.#pairs.has(key + 1, sender * TWO_TO_32 + (address >>> 0), hashOf(key, sender, address));
   }
 
   /** Adds the triple, which has() did not find. */
   add(key: number, sender: number, address: number): void {
-    this.#pairs.add(key + 1, sender * TWO_TO_32 + address, hashOf(key, sender, address));
+    this.#pairs.add(key + 1, sender * TWO_TO_32 + (address >>> 0), hashOf(key, sender, address));
   }
 }
 

@@ -81,7 +81,8 @@ for (let i = 0; i < PASSES; i++) {
   };
   walk(profile.head);
   for (const sample of profile.samples) {
-    const frame = nodes.get(sample.nodeId)!.callFrame;
+    const frame = nodes.get(sample.nodeId)?.callFrame;
+    if (frame === undefined) continue; // a node the profile left out
     const file = frame.url.split('/').slice(-1)[0] ?? '';
     const site = `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
     bySite.set(site, (bySite.get(site) ?? 0) + sample.size);

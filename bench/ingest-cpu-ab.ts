@@ -15,7 +15,7 @@
 // generation collections) per 1,000 batches are counted per side: a scavenge is charged to the
 // side whose pass it fell in.
 //
-// Run: node bench/ingest-cpu-ab.ts /path/to/checkout-a /path/to/checkout-b [--rounds N] [--group N]
+// Run: node bench/ingest-cpu-ab.ts /path/to/checkout-a /path/to/checkout-b [--rounds N] [--group N[,M]]
 
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -28,7 +28,9 @@ const { values: args, positionals: checkouts } = parseArgs({
 });
 if (checkouts.length !== 2) throw new Error('give two checkouts: node bench/ingest-cpu-ab.ts A B');
 const ROUNDS = Number(args.rounds);
-const GROUP = Number(args.group);
+// One number for both sides, or two (first,second): a prototype that sums its groups itself is
+// handed a stand-in that does not.
+const GROUPS = args.group.split(',').map(Number);
 const WARM_ROUNDS = 10;
 const RECORDS = 40 * 500;
 const bodies = makeIngestBodies('docs', 40, 500);
@@ -40,7 +42,7 @@ interface Side {
   scavenges: number;
 }
 
-async function sideOf(checkout: string): Promise<Side> {
+async function sideOf(checkout: string, group: number): Promise<Side> {
   const analytics = `${checkout}/src/modules/analytics`;
   const { ingestBatch } = await import(`${analytics}/ingest/ingest-batch.ts`);
   // Imported by path, untyped: the stand-in is checked against this checkout's ingest only.
@@ -51,7 +53,7 @@ async function sideOf(checkout: string): Promise<Side> {
       CommittedVisitors: (await import(`${analytics}/store/index.ts`)).CommittedVisitors,
       VisitorHasher: (await import(`${analytics}/store/visitor-ids.ts`)).VisitorHasher,
     },
-    { groupRequests: GROUP },
+    { groupRequests: group },
   );
   return { checkout, run: (items) => ingestBatch('bench-project', items, deps), cpu: [], scavenges: 0 };
 }
@@ -83,7 +85,10 @@ async function pass(side: Side, timed = true): Promise<number> {
   return us / RECORDS;
 }
 
-const sides = [await sideOf(checkouts[0]!), await sideOf(checkouts[1]!)];
+const sides = [
+  await sideOf(checkouts[0]!, GROUPS[0]!),
+  await sideOf(checkouts[1]!, GROUPS[1] ?? GROUPS[0]!),
+];
 for (let round = 0; round < WARM_ROUNDS; round++) for (const side of sides) await pass(side, false);
 // Alternated, and each pair in the other order from the last, so neither side always goes first.
 for (let round = 0; round < ROUNDS; round++)

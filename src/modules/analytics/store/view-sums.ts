@@ -48,12 +48,13 @@ function mergeInto(
   depth: number,
   mergeLeaves: (target: ByPath, source: ByPath) => void,
 ): void {
-  for (const [key, inner] of source) {
+  // forEach: for-of would make an entry array per key (addSums below).
+  source.forEach((inner, key) => {
     const existing = target.get(key);
     if (existing === undefined) target.set(key, copyMaps(inner, depth - 1));
     else if (depth === 1) mergeLeaves(existing, inner);
     else mergeInto(existing, inner, depth - 1, mergeLeaves);
-  }
+  });
 }
 
 export class ViewSums {
@@ -156,12 +157,14 @@ export class ViewSums {
       if (byHour === undefined) byProject.set(projectId, copyMaps(otherByHour, 4));
       else
         mergeInto(byHour, otherByHour, 4, (byPath: ByPath, otherByPath: ByPath) => {
-          for (const [path, views] of otherByPath) {
+          // forEach, not for-of: for-of makes a [path, views] array per entry, which was most
+          // of what a group's merge allocated.
+          otherByPath.forEach((views, path) => {
             const sum = (byPath.get(path) ?? 0) + views;
             if (!Number.isSafeInteger(sum))
               throw new RangeError(`page views: the count for ${path} exceeds ${Number.MAX_SAFE_INTEGER}`);
             byPath.set(path, sum);
-          }
+          });
         });
     }
     this.views += other.views;

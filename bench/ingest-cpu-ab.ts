@@ -85,10 +85,7 @@ async function pass(side: Side, timed = true): Promise<number> {
   return us / RECORDS;
 }
 
-const sides = [
-  await sideOf(checkouts[0]!, GROUPS[0]!),
-  await sideOf(checkouts[1]!, GROUPS[1] ?? GROUPS[0]!),
-];
+const sides = [await sideOf(checkouts[0]!, GROUPS[0]!), await sideOf(checkouts[1]!, GROUPS[1] ?? GROUPS[0]!)];
 for (let round = 0; round < WARM_ROUNDS; round++) for (const side of sides) await pass(side, false);
 // Alternated, and each pair in the other order from the last, so neither side always goes first.
 for (let round = 0; round < ROUNDS; round++)

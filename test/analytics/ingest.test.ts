@@ -3,8 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/context.ts';
+import { createClassificationContext } from '../../src/modules/analytics/classification/context.ts';
 import { GroupCommitWriter } from '../../src/modules/analytics/ingest/group-commit.ts';
+import { ingestBatch } from '../../src/modules/analytics/ingest/ingest-batch.ts';
 import { ViewSums } from '../../src/modules/analytics/store/index.ts';
+import { VisitorHasher } from '../../src/modules/analytics/store/visitor-ids.ts';
 import { bearer, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import {
@@ -518,6 +521,66 @@ await forEachBackend('ingest API', ({ backend, db }) => {
         assert.deepEqual(report.totals, { human: 3, ai: 1, total: 4 });
       } finally {
         control.releaseAll();
+        await grouped.close();
+      }
+    });
+
+    test('a batch that throws midway counts nothing; the rest of its group is counted as acknowledged', async () => {
+      // Whatever way a batch's views reach its group (a tally of its own, or summed into the
+      // group as they are read), a batch that fails after some of its views were summed must
+      // leave none of them: what is stored equals what was acknowledged with 202.
+      const writer = new GroupCommitWriter(db(), { windowMs: 200 });
+      const grouped = await ingestTestApp(db(), { writer });
+      try {
+        const seeded = await seedProject(db());
+        const real = new VisitorHasher(new Uint8Array(32).fill(7));
+        const broken = '192.0.2.99';
+        // The real hasher, failing at one address: the third record of the batch below.
+        const hasher = {
+          get generation() {
+            return real.generation;
+          },
+          addressNumber(ip: string) {
+            if (ip === broken) throw new Error('the hasher failed');
+            return real.addressNumber(ip);
+          },
+          senderNumber: real.senderNumber.bind(real),
+          numberedId: real.numberedId.bind(real),
+          id: real.id.bind(real),
+        } as unknown as VisitorHasher;
+        const deps = {
+          writer,
+          classification: createClassificationContext(),
+          now: Date.now,
+          visitorSalts: { hasherAt: async () => hasher },
+        };
+        const first = postRecords(grouped, seeded.project.id, seeded.ingestKey, [human('/t1'), human('/t1')]);
+        await until(() => writer.stats.waitingRequests === 1, 'the first request to wait for its group');
+        const failing = ingestBatch(
+          seeded.project.id,
+          ['192.0.2.1', '192.0.2.2', broken, '192.0.2.3'].map((ip) => human('/tx', { ip })),
+          deps,
+        );
+        await assert.rejects(failing, /the hasher failed/);
+        const second = postRecords(grouped, seeded.project.id, seeded.ingestKey, [human('/t2')]);
+        const answers = await Promise.all([first, second]);
+        let acknowledged = 0;
+        for (const answer of answers) {
+          assert.equal(answer.statusCode, 202, answer.body);
+          acknowledged += answer.json().accepted;
+        }
+        assert.equal(acknowledged, 3);
+        assert.equal(writer.stats.committedViews, acknowledged);
+        const report = await viewsReport(grouped, seeded.project.id, seeded.readKey);
+        assert.equal(report.totals.total, acknowledged);
+        assert.deepEqual(
+          report.views.map((v) => [v.path, v.total]),
+          [
+            ['/t1', 2],
+            ['/t2', 1],
+          ],
+        );
+      } finally {
         await grouped.close();
       }
     });

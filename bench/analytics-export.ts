@@ -11,7 +11,9 @@
 // page 1 built as before (a ranking) and found without one, alternated in the store
 // (*_cold_page1_store_*); and the page summed from the levels (*_levels_only_page1_p50). Also:
 // the agents export and an hourly time series against their GROUP BYs, and the write rate with the
-// levels (and with live rankings) against hourly rows alone, on the same traffic.
+// levels (and with live rankings) against hourly rows alone, on the same traffic. Each backend's
+// reads also log their wall time against the process's CPU time (logReadsCpu, below): the figures
+// are wall time, which other work on a shared machine inflates.
 //
 // Run: node bench/analytics-export.ts
 //   SCALE=1            events on PostgreSQL, in units of 10 million (default 1)
@@ -31,6 +33,7 @@
 // (`DROP DATABASE name`).
 
 import assert from 'node:assert/strict';
+import { loadavg } from 'node:os';
 import pg from 'pg';
 import type { Database } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -232,6 +235,28 @@ async function measureWrites(db: Database, app: App, prefix: string, eventsPerDa
   figures.push(figureLine(`${prefix}_write_with_levels_4_rankings`, ranked, 'events/s', base));
 }
 
+/**
+ * The reads' wall time against this process's CPU time and involuntary context switches, logged
+ * per backend. Every figure is wall time, and on the shared 2 cores here a backend's reads can
+ * lose a fifth of it waiting for a core taken by other work: a section slower in wall time with
+ * the same CPU time and more switches waited for the machine, not for its engine. That is how
+ * PGlite's figures in full runs came out slower at fillfactor 80 than at 100 while the two,
+ * alternated in one process after the PostgreSQL section, showed no such difference
+ * (docs/analytics-export.md, "PGlite and fillfactor 80 in full runs").
+ */
+function logReadsCpu(start: { at: bigint; usage: NodeJS.ResourceUsage }): void {
+  const end = process.resourceUsage();
+  const wall = Number(process.hrtime.bigint() - start.at) / 1e9;
+  const cpu =
+    (end.userCPUTime - start.usage.userCPUTime + end.systemCPUTime - start.usage.systemCPUTime) / 1e6;
+  const switches = end.involuntaryContextSwitches - start.usage.involuntaryContextSwitches;
+  log(
+    `   reads: ${wall.toFixed(1)} s wall, ${cpu.toFixed(1)} s of this process's CPU, ${switches.toLocaleString('en')} involuntary context switches; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+}
+
 const keptShape = (events: number) => JSON.stringify({ events, paths: PATHS, loadHours: LOAD_HOURS });
 
 /**
@@ -322,6 +347,7 @@ async function run(backend: string, scale: number): Promise<void> {
     const app = await createTestApp(db);
     try {
       const views = `/v1/analytics/${projectId}/views`;
+      const readsStart = { at: process.hrtime.bigint(), usage: process.resourceUsage() };
       for (const range of RANGES) {
         // Page 1 with no ranking: found from the top of the range's buckets (store/top-paths.ts),
         // first cold, then repeated (a client that only reads page 1 never builds a ranking).
@@ -409,6 +435,8 @@ async function run(backend: string, scale: number): Promise<void> {
           `   ${range.name}: cold ${cold.ms.toFixed(1)} ms (store, alternated: top ${coldTop.map((m) => m.toFixed(0)).join('/')} ms, build ${coldBuild.map((m) => m.toFixed(0)).join('/')} ms), page 1 p99 ${percentile(warm1, 99).toFixed(2)} ms, baseline p50 ${percentile(base1, 50).toFixed(0)} ms`,
         );
       }
+
+      logReadsCpu(readsStart);
 
       const all = RANGES.find((r) => r.name === 'all_30d')!.bounds;
       const agentsUrl = `/v1/analytics/${projectId}/agents?${query(all, 0)}`;

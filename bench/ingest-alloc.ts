@@ -12,7 +12,7 @@
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { makeIngestBodies } from './lib/ingest-bodies.ts';
-import { standInIngestDeps } from './lib/ingest-stand-in.ts';
+import { checkoutIngest } from './lib/ingest-stand-in.ts';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -28,17 +28,7 @@ const PASSES = Number(args.passes);
 const bodies = makeIngestBodies('docs', 40, 500);
 const RECORDS = 40 * 500;
 
-const analytics = `${checkout}/src/modules/analytics`;
-const { ingestBatch } = await import(`${analytics}/ingest/ingest-batch.ts`);
-const deps = standInIngestDeps(
-  {
-    createClassificationContext: (await import(`${analytics}/classification/context.ts`))
-      .createClassificationContext,
-    CommittedVisitors: (await import(`${analytics}/store/index.ts`)).CommittedVisitors,
-    VisitorHasher: (await import(`${analytics}/store/visitor-ids.ts`)).VisitorHasher,
-  },
-  { groupRequests: Number(args.group) },
-);
+const { ingestBatch, deps } = await checkoutIngest(checkout, { groupRequests: Number(args.group) });
 
 async function pass(): Promise<void> {
   const parsed = bodies.map((body) => JSON.parse(body) as unknown[]);

@@ -20,7 +20,7 @@
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { makeIngestBodies } from './lib/ingest-bodies.ts';
-import { standInIngestDeps } from './lib/ingest-stand-in.ts';
+import { checkoutIngest } from './lib/ingest-stand-in.ts';
 
 const { values: args, positionals: checkouts } = parseArgs({
   allowPositionals: true,
@@ -43,18 +43,7 @@ interface Side {
 }
 
 async function sideOf(checkout: string, group: number): Promise<Side> {
-  const analytics = `${checkout}/src/modules/analytics`;
-  const { ingestBatch } = await import(`${analytics}/ingest/ingest-batch.ts`);
-  // Imported by path, untyped: the stand-in is checked against this checkout's ingest only.
-  const deps = standInIngestDeps(
-    {
-      createClassificationContext: (await import(`${analytics}/classification/context.ts`))
-        .createClassificationContext,
-      CommittedVisitors: (await import(`${analytics}/store/index.ts`)).CommittedVisitors,
-      VisitorHasher: (await import(`${analytics}/store/visitor-ids.ts`)).VisitorHasher,
-    },
-    { groupRequests: group },
-  );
+  const { ingestBatch, deps } = await checkoutIngest(checkout, { groupRequests: group });
   return { checkout, run: (items) => ingestBatch('bench-project', items, deps), cpu: [], scavenges: 0 };
 }
 

@@ -5,7 +5,7 @@
 // changes, rather than a bench at run time.
 //
 // The classes are handed in: bench/ingest-cpu-ab.ts builds each side of its two checkouts of
-// their own, so this file imports nothing but types from this one.
+// their own, so this file imports nothing but types from this one (checkoutIngest loads them).
 import { randomBytes } from 'node:crypto';
 import type { createClassificationContext } from '../../src/modules/analytics/classification/context.ts';
 import type { IngestDependencies, IngestWriter } from '../../src/modules/analytics/ingest/ingest-batch.ts';
@@ -62,4 +62,30 @@ export function standInIngestDeps(parts: IngestParts, options: StandInOptions = 
     now: Date.now,
     visitorSalts: { hasherAt: async () => hasher },
   };
+}
+
+/**
+ * ingestBatch and its stand-in dependencies, both from the checkout at `checkout` (its own module
+ * instances, caches and memos). Imported by path, untyped: the stand-in is checked against this
+ * checkout's ingest only.
+ */
+export async function checkoutIngest(
+  checkout: string,
+  options: StandInOptions = {},
+): Promise<{
+  ingestBatch: (projectId: string, items: unknown[], deps: IngestDependencies) => Promise<unknown>;
+  deps: IngestDependencies;
+}> {
+  const analytics = `${checkout}/src/modules/analytics`;
+  const { ingestBatch } = await import(`${analytics}/ingest/ingest-batch.ts`);
+  const deps = standInIngestDeps(
+    {
+      createClassificationContext: (await import(`${analytics}/classification/context.ts`))
+        .createClassificationContext,
+      CommittedVisitors: (await import(`${analytics}/store/index.ts`)).CommittedVisitors,
+      VisitorHasher: (await import(`${analytics}/store/visitor-ids.ts`)).VisitorHasher,
+    },
+    options,
+  );
+  return { ingestBatch, deps };
 }

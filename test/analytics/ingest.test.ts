@@ -533,21 +533,15 @@ await forEachBackend('ingest API', ({ backend, db }) => {
       const grouped = await ingestTestApp(db(), { writer });
       try {
         const seeded = await seedProject(db());
-        const real = new VisitorHasher(new Uint8Array(32).fill(7));
         const broken = '192.0.2.99';
         // The real hasher, failing at one address: the third record of the batch below.
-        const hasher = {
-          get generation() {
-            return real.generation;
-          },
-          addressNumber(ip: string) {
+        class FailingHasher extends VisitorHasher {
+          override addressNumber(ip: string): number {
             if (ip === broken) throw new Error('the hasher failed');
-            return real.addressNumber(ip);
-          },
-          senderNumber: real.senderNumber.bind(real),
-          numberedId: real.numberedId.bind(real),
-          id: real.id.bind(real),
-        } as unknown as VisitorHasher;
+            return super.addressNumber(ip);
+          }
+        }
+        const hasher = new FailingHasher(new Uint8Array(32).fill(7));
         const deps = {
           writer,
           classification: createClassificationContext(),

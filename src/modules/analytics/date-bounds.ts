@@ -5,6 +5,8 @@
 // more than millisecond precision, and rounding dateTo up must not lose "one nanosecond past
 // 10:00" by truncating it to 10:00.
 
+import { hourNumberOf } from '../../util/time.ts';
+
 export interface Instant {
   /** Whole seconds since 1970-01-01T00:00:00Z (negative before it). */
   epochSeconds: number;
@@ -167,7 +169,7 @@ export function parseCommonTimestampMillis(text: string): number {
 export function commonTimestampHour(text: string, baseMs: number, aheadMs: number): number {
   if (!readCommonTimestamp(text)) return NOT_COMMON;
   const atMs = parsedMillis[0]!;
-  return atMs <= baseMs + aheadMs ? Math.floor(atMs / (HOUR * 1000)) : NOT_COMMON;
+  return atMs <= baseMs + aheadMs ? hourNumberOf(atMs) : NOT_COMMON;
 }
 
 /** Where readCommonTimestamp puts its answer: a typed array's element holds a double unboxed. */

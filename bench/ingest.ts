@@ -24,7 +24,7 @@
 // process's other threads (V8's GC helpers, libuv's pool) and PostgreSQL's backends.
 //
 // Run: node bench/ingest.ts [--engine postgres|pglite|both] [--mix docs|distinct|formats] [--seconds N]
-//      [--rounds N] [--connections N] [--commits N] [--statements]
+//      [--rounds N] [--connections N] [--commits N] [--statements] [--bare-parse default|pieces]
 // Prints the machine's CPU model first, then one `figure:` line per engine; ends in about a
 // minute with the defaults.
 
@@ -41,6 +41,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { openPglite } from '../src/db/pglite.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import { buildApp } from '../src/http/app.ts';
+import { parseJsonArrayInPieces } from '../src/modules/analytics/ingest/body-pieces.ts';
 import { GroupCommitWriter } from '../src/modules/analytics/ingest/group-commit.ts';
 import { mergeStagedViews } from '../src/modules/analytics/store/staged-views.ts';
 import { createKey } from '../src/modules/keys/service.ts';
@@ -64,6 +65,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '32' },
     commits: { type: 'string' },
     mix: { type: 'string', default: 'docs' },
+    'bare-parse': { type: 'string', default: 'default' },
     // PGlite only: time its statements by kind (bench/lib/pglite-statement-times.ts).
     statements: { type: 'boolean', default: false },
   },
@@ -117,9 +119,22 @@ async function listen(app: { listen: (o: object) => Promise<string>; server: { a
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 }
 
-/** The baseline: Fastify's own JSON parser on the same bodies, and nothing else. */
+/**
+ * The baseline: Fastify's own JSON parser on the same bodies, and nothing else. With
+ * --bare-parse pieces it parses as ingest does (src/modules/analytics/ingest/body-pieces.ts), so
+ * a run can tell how much of ingest's ratio is its cheaper parse and how much its own work.
+ */
 async function startBare() {
   const bare = Fastify({ bodyLimit: BODY_LIMIT });
+  if (args['bare-parse'] === 'pieces') {
+    bare.removeContentTypeParser('application/json');
+    bare.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+      const bytes = body as Buffer;
+      done(null, parseJsonArrayInPieces(bytes) ?? JSON.parse(bytes.toString('utf8')));
+    });
+  } else if (args['bare-parse'] !== 'default') {
+    throw new Error(`--bare-parse is default or pieces, not ${args['bare-parse']}`);
+  }
   bare.post('/bare', async (request) => ({ records: (request.body as unknown[]).length }));
   const url = await listen(bare);
   const spec: LoadSpec = {

@@ -5,9 +5,15 @@
 // thread, and the figure is their ratio of thread CPU time, which a busy machine disturbs less
 // than the time itself.
 //
+// A second figure starts from the body's bytes, as the route does: decoding the whole body into
+// one string and parsing it, against decoding and parsing it in pieces below V8's large-object
+// limit (src/modules/analytics/ingest/body-pieces.ts). Thread CPU here includes the kernel's
+// work of mapping and unmapping each large string.
+//
 // Run: node bench/json-parse.ts [--rounds N] [--bodies N]
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
+import { parseJsonArrayInPieces } from '../src/modules/analytics/ingest/body-pieces.ts';
 import { makeIngestBodies } from './lib/ingest-bodies.ts';
 
 const { values: args } = parseArgs({
@@ -16,34 +22,51 @@ const { values: args } = parseArgs({
 const ROUNDS = Number(args.rounds);
 const PER_ROUND = Number(args.bodies);
 const bodies = makeIngestBodies('docs', 40, 500);
+const bodyBytes = bodies.map((text) => Buffer.from(text));
 
 const fastifyParser = Fastify().getDefaultJsonParser('error', 'error');
-const parsers: Record<string, (text: string) => unknown> = {
-  fastify: (text) => {
+// Each takes the body's index: the text parsers its text, the byte parsers its bytes.
+const parsers: Record<string, (body: number) => unknown> = {
+  fastify: (body) => {
     let parsed: unknown;
     // The parser calls back synchronously.
-    fastifyParser({} as never, text, (error, value) => {
+    fastifyParser({} as never, bodies[body]!, (error, value) => {
       if (error) throw error;
       parsed = value;
     });
     return parsed;
   },
-  'JSON.parse': (text) => JSON.parse(text),
+  'JSON.parse': (body) => JSON.parse(bodies[body]!),
+  'bytes whole': (body) => JSON.parse(bodyBytes[body]!.toString('utf8')),
+  'bytes in pieces': (body) => parseJsonArrayInPieces(bodyBytes[body]!),
 };
 
-const cpuUs: Record<string, number> = { fastify: 0, 'JSON.parse': 0 };
+const cpuUs: Record<string, number> = Object.fromEntries(Object.keys(parsers).map((name) => [name, 0]));
+const kernelUs: Record<string, number> = { ...cpuUs };
 let sink = 0;
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, parse] of Object.entries(parsers)) {
+  // Reversed every other round, so neither side always runs right after the other.
+  const order = round % 2 === 0 ? Object.entries(parsers) : Object.entries(parsers).reverse();
+  for (const [name, parse] of order) {
     const before = process.threadCpuUsage();
-    for (let i = 0; i < PER_ROUND; i++) sink += (parse(bodies[i % bodies.length]!) as unknown[]).length;
+    for (let i = 0; i < PER_ROUND; i++) sink += (parse(i % bodies.length) as unknown[]).length;
     const after = process.threadCpuUsage();
     cpuUs[name]! += after.user + after.system - before.user - before.system;
+    kernelUs[name]! += after.system - before.system;
   }
 }
-const perBody = (name: string) => cpuUs[name]! / (ROUNDS * PER_ROUND);
+const perBody = (name: string, of = cpuUs) => of[name]! / (ROUNDS * PER_ROUND);
 console.log(
   `per 500-record body (${(bodies[0]!.length / 1024).toFixed(0)} KiB), thread CPU: ` +
     `Fastify's parser ${perBody('fastify').toFixed(0)} µs, JSON.parse ${perBody('JSON.parse').toFixed(0)} µs (${sink} records)`,
 );
 console.log(`figure: json_parse_cpu_ratio = ${(perBody('JSON.parse') / perBody('fastify')).toFixed(2)}`);
+console.log(
+  'from bytes, thread CPU (of it in the kernel): ' +
+    ['bytes whole', 'bytes in pieces']
+      .map((name) => `${name} ${perBody(name).toFixed(0)} µs (${perBody(name, kernelUs).toFixed(0)} µs)`)
+      .join(', '),
+);
+console.log(
+  `figure: body_pieces_cpu_ratio = ${(perBody('bytes in pieces') / perBody('bytes whole')).toFixed(2)}`,
+);

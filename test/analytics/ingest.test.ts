@@ -11,6 +11,7 @@ import { VisitorHasher } from '../../src/modules/analytics/store/visitor-ids.ts'
 import { bearer, seedProject } from '../helpers/app.ts';
 import { forEachBackend } from '../helpers/databases.ts';
 import {
+  allViews,
   controllableDatabase,
   type IngestAnswer,
   ingestTestApp,
@@ -318,6 +319,47 @@ await forEachBackend('ingest API', ({ backend, db }) => {
 
       const report = await viewsReport(app, seeded.project.id, seeded.readKey);
       assert.equal(report.totals.total, 1000, 'the refused batches counted nothing');
+    });
+
+    test('a large body (read in pieces, body-pieces.ts) means what its whole text says', async () => {
+      const seeded = await seedProject(db());
+      // About 240 KB: several pieces. A path holding `},{` and a malformed record sit among them.
+      const records: unknown[] = Array.from({ length: 800 }, (_, i) =>
+        human(`/docs/${'p'.repeat(200)}/${i}`),
+      );
+      records[300] = human('/odd/},{"path":"/x"},{');
+      records[500] = { path: '/no-agent', userAgent: 42 };
+      const json = await postRecords(app, seeded.project.id, seeded.ingestKey, records);
+      assert.equal(json.statusCode, 202, json.body);
+      assert.equal(json.json().accepted, 799);
+      assert.deepEqual(
+        json.json().rejected.map((r: { index: number }) => r.index),
+        [500],
+      );
+      const ndjson = await postNdjson(
+        app,
+        seeded.project.id,
+        seeded.ingestKey,
+        records.map((r) => JSON.stringify(r)).join('\r\n'),
+      );
+      assert.equal(ndjson.statusCode, 202, ndjson.body);
+      assert.equal(ndjson.json().accepted, 799);
+      const report = await allViews(app, seeded.project.id, seeded.readKey);
+      assert.equal(report.totals.human, 2 * 799);
+      assert.ok(report.views.some((v) => v.path === '/odd/},{"path":"/x"},{' && v.human === 2));
+
+      // Broken past its first piece: refused whole, as a small broken body is.
+      const text = JSON.stringify(records);
+      const quote = text.indexOf('"', 150_000);
+      const broken = await app.inject({
+        method: 'POST',
+        url: `/v1/analytics/${seeded.project.id}/events`,
+        headers: { ...bearer(seeded.ingestKey), 'content-type': 'application/json' },
+        payload: `${text.slice(0, quote)}${text.slice(quote + 1)}`,
+      });
+      assert.equal(broken.statusCode, 400);
+      assert.equal(broken.json().code, 'invalid_json');
+      assert.equal((await viewsReport(app, seeded.project.id, seeded.readKey)).totals.total, 2 * 799);
     });
 
     test('a body over 1 MiB is refused with 413 body_too_large (JSON and NDJSON)', async () => {

@@ -24,6 +24,7 @@ import { exceedsJsonDepth } from '../../../util/json-depth.ts';
 import { type ClassificationContext, createClassificationContext } from '../classification/context.ts';
 import { VisitorSalts } from '../store/index.ts';
 import type { UnrecognizedAgentCounter } from '../unrecognized-agents.ts';
+import { parseJsonArrayInPieces } from './body-pieces.ts';
 import { type GroupCommitOptions, GroupCommitWriter } from './group-commit.ts';
 import { checkRecordCount, type RecordOutcomes } from './ingest-batch.ts';
 import { parseNdjson } from './ndjson.ts';
@@ -76,9 +77,9 @@ export function registerIngestRoutes(app: App, context: AppContext, options: Ing
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     scope.addContentTypeParser(
       NDJSON,
-      { parseAs: 'string', bodyLimit: MAX_BODY_BYTES },
+      { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES },
       (_request, body, done) => {
-        const parsed = parseNdjson(body as string, MAX_RECORDS);
+        const parsed = parseNdjson(body as Buffer, MAX_RECORDS);
         done(null, new NdjsonBody(parsed.items, parsed.lines));
       },
     );
@@ -90,10 +91,16 @@ export function registerIngestRoutes(app: App, context: AppContext, options: Ing
     // a fifth of a batch's parse time, to refuse the body in case later code merged it into
     // another object. Ingest reads records by field name and never merges them (NDJSON never had
     // the scan), so a record with such a key is checked like any other, in either format.
+    //
+    // Read as bytes so that a large array is decoded and parsed in pieces (body-pieces.ts); any
+    // other body is decoded whole, as Fastify would.
     const parseJson = scope.getDefaultJsonParser('error', 'error');
     scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      let text = body as string;
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+      const records = parseJsonArrayInPieces(body as Buffer);
+      if (records !== undefined)
+        return done(exceedsJsonDepth(records) ? jsonValueError('too_deep') : null, records);
+      let text = (body as Buffer).toString('utf8');
       if (text.trim() === '') return done(null, undefined);
       // A byte order mark is skipped, as Fastify's parser does.
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);

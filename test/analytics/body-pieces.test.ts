@@ -1,7 +1,7 @@
 // A large batch body is decoded and parsed in pieces (body-pieces.ts) only to spare V8's
 // large-object space: the pieces must never change what a body means. Each test compares the
 // pieces against the whole text's parse, on bodies long enough to be cut, with the bytes that
-// could fool a cut: `},{` and line feeds inside strings, characters beyond ASCII (and invalid
+// could fool a cut: `},{`, `}, {` and line feeds inside strings, characters beyond ASCII (and invalid
 // UTF-8) next to a cut, whitespace, byte order marks and broken bodies.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -33,22 +33,77 @@ function padded(value: object, bytes: number): object {
   return { ...value, pad: 'x'.repeat(bytes) };
 }
 
-function bodyOf(records: object[], spacing: 'compact' | 'spaced'): Buffer {
-  return Buffer.from(spacing === 'compact' ? JSON.stringify(records) : JSON.stringify(records, null, 1));
+type Spacing = 'compact' | 'python' | 'pretty';
+
+/** JSON as Python's json.dumps writes it by default: `, ` and `: ` between items. */
+function pythonStyle(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonStyle).join(', ')}]`;
+  if (typeof value === 'object' && value !== null)
+    return `{${Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pythonStyle(v)}`)
+      .join(', ')}}`;
+  return JSON.stringify(value);
 }
 
-test('pieces: a large array parses to the same values as the whole text', () => {
+function textOf(value: unknown, spacing: Spacing): string {
+  if (spacing === 'python') return pythonStyle(value);
+  return spacing === 'compact' ? JSON.stringify(value) : JSON.stringify(value, null, 1);
+}
+
+function bodyOf(records: object[], spacing: Spacing): Buffer {
+  return Buffer.from(textOf(records, spacing));
+}
+
+/** Whether a cut could fall inside this record: a `}`, a `,` and a `{` in a row in its text. */
+const mayBeCutInside = (text: string) => /\},\s*\{/.test(text);
+
+/** Records no cut can fall inside: nested objects, but no `},{` in strings or nested arrays. */
+const plainRecord = fc.record({
+  path: trickyText.filter((t) => !mayBeCutInside(t)),
+  userAgent: trickyText.filter((t) => !mayBeCutInside(t)),
+  extra: fc.option(
+    fc.dictionary(
+      fc.string(),
+      trickyText.filter((t) => !mayBeCutInside(t)),
+    ),
+    { nil: undefined },
+  ),
+});
+
+// 40 to 80 records of 1,300 bytes or more: longer than PIECE_BYTES, cut once or more.
+const manyRecords = <T>(one: fc.Arbitrary<T>) =>
+  fc.tuple(
+    fc.array(one, { minLength: 40, maxLength: 80 }),
+    fc.nat(2000),
+    fc.constantFrom<Spacing>('compact', 'python', 'pretty'),
+  );
+
+test('pieces: a large array parses in pieces to the same values as the whole text', () => {
   fc.assert(
-    fc.property(fc.array(record, { minLength: 1, maxLength: 60 }), fc.nat(3000), (records, pad) => {
-      const all = records.map((r) => padded(r, 300 + pad));
-      const body = bodyOf(all, 'compact');
+    fc.property(manyRecords(plainRecord), ([records, pad, spacing]) => {
+      const body = bodyOf(
+        records.map((r) => padded(r, 1300 + pad)),
+        spacing,
+      );
+      assert.ok(body.length > PIECE_BYTES);
+      assert.deepEqual(parseJsonArrayInPieces(body), JSON.parse(body.toString('utf8')));
+    }),
+    { numRuns: 150 },
+  );
+});
+
+test("pieces: with `},{` inside records, the values are the whole text's or none", () => {
+  fc.assert(
+    fc.property(manyRecords(record), ([records, pad, spacing]) => {
+      const body = bodyOf(
+        records.map((r) => padded(r, 1300 + pad)),
+        spacing,
+      );
       const pieces = parseJsonArrayInPieces(body);
-      const whole = JSON.parse(body.toString('utf8'));
-      if (body.length <= PIECE_BYTES) assert.equal(pieces, undefined);
-      else if (!all.some((r) => JSON.stringify(r).includes('},{'))) assert.deepEqual(pieces, whole);
-      // Otherwise a cut may fall inside a record (in a string, or between the objects of a nested
-      // array): undefined then, and the whole text decides.
-      else if (pieces !== undefined) assert.deepEqual(pieces, whole);
+      // Undefined when a cut fell inside a record (in a string, or between the objects of a
+      // nested array): then the whole text decides.
+      if (pieces !== undefined) assert.deepEqual(pieces, JSON.parse(body.toString('utf8')));
     }),
     { numRuns: 150 },
   );
@@ -84,14 +139,18 @@ test('pieces: small bodies, and bodies that are not one array, are left to the w
 });
 
 test('pieces: whitespace, a byte order mark and pretty printing read as the whole text does', () => {
-  const records = Array.from({ length: 300 }, (_, i) => padded({ i, path: `/p${i}` }, 300));
+  const records = Array.from({ length: 500 }, (_, i) => padded({ i, path: `/p${i}` }, 300));
   const expected = JSON.parse(JSON.stringify(records));
   const compact = JSON.stringify(records);
   for (const text of [`\n ${compact}\r\n\t `, `\ufeff${compact}`, `\ufeff \n${compact}\n`]) {
     assert.deepEqual(parseJsonArrayInPieces(Buffer.from(text)), expected, JSON.stringify(text.slice(0, 5)));
   }
-  // Spaced out, there is no `},{` to cut at: the one piece is the whole body, parsed all the same.
-  assert.deepEqual(parseJsonArrayInPieces(bodyOf(records, 'spaced')), expected);
+  // Python's separators and pretty printing are cut too, several times.
+  for (const spacing of ['python', 'pretty'] as const) {
+    const body = bodyOf(records, spacing);
+    assert.ok(body.length > 3 * PIECE_BYTES);
+    assert.deepEqual(parseJsonArrayInPieces(body), expected, spacing);
+  }
 });
 
 test('pieces: a broken body is never read as valid', () => {

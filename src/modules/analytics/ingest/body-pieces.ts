@@ -15,7 +15,8 @@
  */
 export const PIECE_BYTES = 48 * 1024;
 
-const CLOSE_THEN_OPEN = Buffer.from('},{');
+const CLOSE_THEN_COMMA = Buffer.from('},');
+const OPEN_BRACE = 0x7b;
 const BYTE_ORDER_MARK = [0xef, 0xbb, 0xbf] as const;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
@@ -26,18 +27,35 @@ function isJsonSpace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 }
 
-/** Where the next piece ends: at `separator`'s first byte at least PIECE_BYTES in, or at `end`. */
-function pieceEnd(body: Buffer, start: number, end: number, separator: Buffer | number): number {
+/** Where the next piece ends: at `separator` found at least PIECE_BYTES in, or at `end`. */
+function pieceEnd(body: Buffer, start: number, end: number, separator: number): number {
   if (end - start <= PIECE_BYTES) return end;
   const at = body.indexOf(separator, start + PIECE_BYTES);
   return at === -1 || at >= end ? end : at;
 }
 
 /**
+ * Where the next piece of an array ends: at a `}` at least PIECE_BYTES in that a `,` and then,
+ * after any JSON whitespace, a `{` follow (`},{` compact, `}, {` as Python writes it, or pretty
+ * printed), or at `end`.
+ */
+function recordEnd(body: Buffer, start: number, end: number): number {
+  if (end - start <= PIECE_BYTES) return end;
+  for (let from = start + PIECE_BYTES; ; ) {
+    const at = body.indexOf(CLOSE_THEN_COMMA, from);
+    if (at === -1 || at >= end) return end;
+    let next = at + 2;
+    while (isJsonSpace(body[next])) next++;
+    if (body[next] === OPEN_BRACE) return at;
+    from = at + 2;
+  }
+}
+
+/**
  * A JSON array body's values, parsed piece by piece, when the body is longer than PIECE_BYTES and
  * is an array (after an optional byte order mark and JSON whitespace); otherwise undefined, and
  * the caller parses the whole text. Also undefined when a piece does not parse: the body is not
- * valid JSON, or a cut fell inside a string that holds `},{`. The whole text's parse then gives
+ * valid JSON, or a cut fell inside a string that holds `},{` (or `}, {`). The whole text's parse then gives
  * the value or the error, so this never decides what a body means, only how cheaply.
  *
  * Why a piece that parses was cut between two records: a piece is the body's own text from just
@@ -60,8 +78,9 @@ export function parseJsonArrayInPieces(body: Buffer): unknown[] | undefined {
   const values: unknown[] = [];
   let start = first + 1;
   while (start < last) {
-    const cut = pieceEnd(body, start, last, CLOSE_THEN_OPEN);
-    // The piece keeps the `}` that ends its last record; the next starts after the `,`.
+    const cut = recordEnd(body, start, last);
+    // The piece keeps the `}` that ends its last record; the next starts after the `,` (any
+    // whitespace before its `{` is the parser's to skip).
     const stop = cut === last ? last : cut + 1;
     let piece: unknown[];
     try {

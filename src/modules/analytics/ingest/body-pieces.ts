@@ -35,13 +35,20 @@ function pieceEnd(body: Buffer, start: number, end: number, separator: number): 
 }
 
 /**
+ * How many `},` a body may hold that are not followed by `{` (inside its records) before the rest
+ * of it is read as one piece: each costs a search and a few reads, so a body made of them (a
+ * megabyte of `},` in a string) costs at most this many, not one per two bytes.
+ */
+const MAX_MISSES = 1000;
+
+/**
  * Where the next piece of an array ends: at a `}` at least PIECE_BYTES in that a `,` and then,
  * after any JSON whitespace, a `{` follow (`},{` compact, `}, {` as Python writes it, or pretty
- * printed), or at `end`.
+ * printed), or at `end`. `misses` counts the body's `},` that were not such a place.
  */
-function recordEnd(body: Buffer, start: number, end: number): number {
+function recordEnd(body: Buffer, start: number, end: number, misses: { count: number }): number {
   if (end - start <= PIECE_BYTES) return end;
-  for (let from = start + PIECE_BYTES; ; ) {
+  for (let from = start + PIECE_BYTES; misses.count < MAX_MISSES; misses.count++) {
     const at = body.indexOf(CLOSE_THEN_COMMA, from);
     if (at === -1 || at >= end) return end;
     let next = at + 2;
@@ -49,6 +56,7 @@ function recordEnd(body: Buffer, start: number, end: number): number {
     if (body[next] === OPEN_BRACE) return at;
     from = at + 2;
   }
+  return end;
 }
 
 /**
@@ -76,9 +84,10 @@ export function parseJsonArrayInPieces(body: Buffer): unknown[] | undefined {
   if (body[first] !== OPEN_BRACKET || body[last] !== CLOSE_BRACKET) return undefined;
 
   const values: unknown[] = [];
+  const misses = { count: 0 };
   let start = first + 1;
   while (start < last) {
-    const cut = recordEnd(body, start, last);
+    const cut = recordEnd(body, start, last, misses);
     // The piece keeps the `}` that ends its last record; the next starts after the `,` (any
     // whitespace before its `{` is the parser's to skip).
     const stop = cut === last ? last : cut + 1;

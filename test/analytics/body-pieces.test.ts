@@ -1,8 +1,8 @@
 // A large batch body is decoded and parsed in pieces (body-pieces.ts) only to spare V8's
 // large-object space: the pieces must never change what a body means. Each test compares the
 // pieces against the whole text's parse, on bodies long enough to be cut, with the bytes that
-// could fool a cut: `},{`, `}, {` and line feeds inside strings, characters beyond ASCII (and invalid
-// UTF-8) next to a cut, whitespace, byte order marks and broken bodies.
+// could fool a cut: `},{`, `}, {` and line feeds inside strings, characters beyond ASCII (and
+// invalid UTF-8) next to a cut, whitespace, byte order marks and broken bodies.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
@@ -28,7 +28,7 @@ const record = fc.record({
   }),
 });
 
-/** A record padded so that a body of `count` of them is longer than PIECE_BYTES. */
+/** A record with `bytes` of filler, so that a few dozen of them are longer than PIECE_BYTES. */
 function padded(value: object, bytes: number): object {
   return { ...value, pad: 'x'.repeat(bytes) };
 }

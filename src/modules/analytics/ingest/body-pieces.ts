@@ -63,8 +63,8 @@ function recordEnd(body: Buffer, start: number, end: number, misses: { count: nu
  * A JSON array body's values, parsed piece by piece, when the body is longer than PIECE_BYTES and
  * is an array (after an optional byte order mark and JSON whitespace); otherwise undefined, and
  * the caller parses the whole text. Also undefined when a piece does not parse: the body is not
- * valid JSON, or a cut fell inside a string that holds `},{` (or `}, {`). The whole text's parse then gives
- * the value or the error, so this never decides what a body means, only how cheaply.
+ * valid JSON, or a cut fell inside a string that holds `},{` (or `}, {`). The whole text's parse
+ * then gives the value or the error, so this never decides what a body means, only how cheaply.
  *
  * Why a piece that parses was cut between two records: a piece is the body's own text from just
  * after `[` or a cut's `,` up to and including a `}`, read as `[` + text + `]`. A parser reading it

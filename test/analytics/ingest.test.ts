@@ -323,7 +323,7 @@ await forEachBackend('ingest API', ({ backend, db }) => {
 
     test('a large body (read in pieces, body-pieces.ts) means what its whole text says', async () => {
       const seeded = await seedProject(db());
-      // About 240 KB: several pieces. A path holding `},{` and a malformed record sit among them.
+      // About 280 KB: several pieces. A path holding `},{` and a malformed record sit among them.
       const records: unknown[] = Array.from({ length: 800 }, (_, i) =>
         human(`/docs/${'p'.repeat(200)}/${i}`),
       );

@@ -359,6 +359,12 @@ await forEachBackend('ingest API', ({ backend, db }) => {
       });
       assert.equal(broken.statusCode, 400);
       assert.equal(broken.json().code, 'invalid_json');
+      // Nested too deep in a record past the first piece: refused whole, as a small body is.
+      const deep = [...records];
+      deep[600] = { ...human('/deep'), extra: JSON.parse(`${'['.repeat(100)}${']'.repeat(100)}`) };
+      const tooDeep = await postRecords(app, seeded.project.id, seeded.ingestKey, deep);
+      assert.equal(tooDeep.statusCode, 400);
+      assert.equal(tooDeep.json().code, 'json_too_deep');
       assert.equal((await viewsReport(app, seeded.project.id, seeded.readKey)).totals.total, 2 * 799);
     });
 
